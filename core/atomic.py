@@ -1,0 +1,21 @@
+"""Atomic file writes: a failed write never leaves a half-written file behind."""
+
+import contextlib
+import os
+import tempfile
+
+
+@contextlib.contextmanager
+def atomic_write(path, mode="wb"):
+    """Open a temporary file beside `path`; rename it over `path` only if the block succeeds."""
+    path = os.fspath(path)
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix="." + os.path.basename(path) + ".", suffix=".tmp")
+    try:
+        with os.fdopen(fd, mode) as f:
+            yield f
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise

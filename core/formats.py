@@ -1,0 +1,33 @@
+"""`read` and `write`: choose the format module by file extension."""
+
+import importlib
+import os
+
+# extension -> (module inside core, reader function, writer function or None)
+_FORMATS = {
+    ".bvh": ("bvh", "read_bvh", "write_bvh"),
+    ".obj": ("obj", "read_obj", "write_obj"),
+    ".memg": ("memg", "read_memg", "write_memg"),
+}
+
+
+def _entry(path, index, verb):
+    ext = os.path.splitext(str(path))[1].lower()
+    try:
+        module, *functions = _FORMATS[ext]
+    except KeyError:
+        known = ", ".join(sorted(_FORMATS))
+        raise ValueError(f"{path}: cannot {verb} '{ext or 'no extension'}' files (known: {known})") from None
+    if functions[index] is None:
+        raise ValueError(f"{path}: {verb} is not supported for '{ext}' files")
+    return getattr(importlib.import_module("." + module, __package__), functions[index])
+
+
+def read(path, **options):
+    """Read a motion or mesh file; the reader is chosen by extension (.bvh, .obj, .memg)."""
+    return _entry(path, 0, "read")(path, **options)
+
+
+def write(data, path, **options):
+    """Write `data` (a Motion, Mesh or MeshAnimation) to `path`; the writer is chosen by extension."""
+    _entry(path, 1, "write")(data, path, **options)

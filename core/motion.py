@@ -1,0 +1,83 @@
+"""Motion: a skeleton plus per-frame arrays, with forward kinematics."""
+
+import numpy as np
+
+from . import rotations
+from .fk import forward_kinematics, points_in_world
+
+
+class Motion:
+    """Skeletal animation, stored as arrays over frames.
+
+    skeleton      the Skeleton
+    fps           frame rate (float; for BVH exactly 1 / Frame Time as read)
+    euler         (F, J, 3) local rotation angles in radians; euler[f, j, i] turns about axis
+                  euler_orders[j][i] (see `rotations`); the angles are kept as the file gives them,
+                  so a writer reproduces them and no range or branch is forced on them
+    euler_orders  per joint, the Euler order (a permutation of "XYZ")
+    translations  (F, J, 3) local translation of every joint (its offset where the file has no
+                  position channels)
+    scales        (F, J) uniform scale per joint and frame (HTR), or None
+
+    The local transform of joint j is T(translations) @ R_rest @ R(euler) @ S(scales).
+    """
+
+    def __init__(self, skeleton, fps, euler, euler_orders, translations, scales=None):
+        self.skeleton = skeleton
+        self.fps = float(fps)
+        self.euler = np.asarray(euler, dtype=float)
+        self.euler_orders = [o.upper() for o in euler_orders]
+        self.translations = np.asarray(translations, dtype=float)
+        self.scales = None if scales is None else np.asarray(scales, dtype=float)
+        shape = (self.frame_count, skeleton.joint_count)
+        if self.euler.shape != shape + (3,) or self.translations.shape != shape + (3,):
+            raise ValueError(f"euler {self.euler.shape} and translations {self.translations.shape} "
+                             f"must both be {shape + (3,)}")
+        if len(self.euler_orders) != skeleton.joint_count:
+            raise ValueError(f"{len(self.euler_orders)} Euler orders for {skeleton.joint_count} joints")
+        if self.scales is not None and self.scales.shape != shape:
+            raise ValueError(f"scales {self.scales.shape} must be {shape}")
+        if not self.fps > 0:
+            raise ValueError(f"fps must be positive, not {fps}")
+
+    def __repr__(self):
+        return f"<Motion {self.skeleton.joint_count} joints x {self.frame_count} frames at {self.fps:g} fps>"
+
+    @property
+    def frame_count(self):
+        return self.euler.shape[0]
+
+    @property
+    def frame_time(self):
+        return 1.0 / self.fps
+
+    def local_rotation(self, joint):
+        """(F, 3, 3) local rotations of one joint (without the rest rotation)."""
+        return rotations.euler_to_matrix(self.euler[:, joint], self.euler_orders[joint])
+
+    def local_rotations(self):
+        """(F, J, 3, 3) local rotations of every joint (without the rest rotations)."""
+        return np.stack([self.local_rotation(j) for j in range(self.skeleton.joint_count)], axis=1)
+
+    def _fk(self):
+        s = self.skeleton
+        return forward_kinematics(s.parents, self.local_rotation, self.translations,
+                                  rest_rotations=s.rest_rotations, scales=self.scales)
+
+    def world_matrices(self):
+        """(F, J, 4, 4) world transform of every joint, file units, column vectors."""
+        linear, position = self._fk()
+        out = np.zeros(linear.shape[:2] + (4, 4))
+        out[..., :3, :3] = linear
+        out[..., :3, 3] = position
+        out[..., 3, 3] = 1.0
+        return out
+
+    def world_positions(self):
+        """(F, J, 3) world position of every joint, file units."""
+        return self._fk()[1]
+
+    def end_site_positions(self):
+        """(F, E, 3) world position of every End Site (see Skeleton.end_site_parents)."""
+        s = self.skeleton
+        return points_in_world(*self._fk(), s.end_site_parents, s.end_site_offsets)

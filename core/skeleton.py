@@ -1,0 +1,68 @@
+"""Skeleton: joint hierarchy, rest offsets and rotations, channel layout as read, End Sites."""
+
+import numpy as np
+
+POSITION_CHANNELS = ("Xposition", "Yposition", "Zposition")
+ROTATION_CHANNELS = ("Xrotation", "Yrotation", "Zrotation")
+
+
+class Skeleton:
+    """A joint hierarchy in file units.
+
+    names           joint names in file order; parents come before their children
+    parents         (J,) int array, -1 for a root (a file may hold several roots)
+    offsets         (J, 3) rest translation of each joint in its parent's frame
+    channels        per joint, the channel names as the file lists them (a writer can reproduce
+                    the layout), e.g. ("Xposition", "Yposition", "Zposition", "Zrotation", ...)
+    end_site_parents, end_site_offsets
+                    (E,) joint index and (E, 3) offset of each End Site: the tip of a chain,
+                    reachable through the skeleton but not a joint
+    rest_rotations  (J, 3, 3) rotation between the parent frame and the joint's zero pose, or None
+                    for identity (BVH); ASF axes and HTR base rotations go here
+    """
+
+    def __init__(self, names, parents, offsets, *, channels=None, end_site_parents=(),
+                 end_site_offsets=None, rest_rotations=None):
+        self.names = [str(n) for n in names]
+        count = len(self.names)
+        self.parents = np.asarray(parents, dtype=np.intp).reshape(count)
+        self.offsets = np.asarray(offsets, dtype=float).reshape(count, 3)
+        self.channels = [tuple(c) for c in channels] if channels is not None else [()] * count
+        self.end_site_parents = np.asarray(end_site_parents, dtype=np.intp).reshape(-1)
+        self.end_site_offsets = (np.zeros((0, 3)) if end_site_offsets is None
+                                 else np.asarray(end_site_offsets, dtype=float).reshape(-1, 3))
+        self.rest_rotations = None if rest_rotations is None else np.asarray(rest_rotations, float).reshape(count, 3, 3)
+        if len(self.channels) != count:
+            raise ValueError(f"{len(self.channels)} channel lists for {count} joints")
+        if len(set(self.names)) != count:
+            raise ValueError("joint names must be unique")
+        if np.any(self.parents >= np.arange(count)) or np.any(self.parents < -1):
+            raise ValueError("every parent must come before its child")
+        if len(self.end_site_parents) != len(self.end_site_offsets):
+            raise ValueError("end_site_parents and end_site_offsets differ in length")
+
+    def __repr__(self):
+        return f"<Skeleton {len(self.names)} joints, {len(self.end_site_parents)} end sites>"
+
+    @property
+    def joint_count(self):
+        return len(self.names)
+
+    def index(self, name):
+        """Index of the joint called `name`."""
+        try:
+            return self.names.index(name)
+        except ValueError:
+            raise KeyError(f"no joint named {name!r}") from None
+
+    def children(self, joint):
+        """Indices of the direct children of `joint`."""
+        return np.flatnonzero(self.parents == joint)
+
+    @property
+    def roots(self):
+        return np.flatnonzero(self.parents < 0)
+
+    def has_positions(self, joint):
+        """Whether the file gives `joint` position channels."""
+        return any(c in POSITION_CHANNELS for c in self.channels[joint])
