@@ -1,0 +1,259 @@
+"""BVH reader: a small hand-written parser for the HIERARCHY, one C-level parse of the MOTION block.
+
+Position channels: by default a joint's position channels REPLACE its OFFSET (positions="replace"),
+as Blender's importer reads them and as 6-channel producers write them: Bandai Namco's per-joint
+position channels repeat each joint's OFFSET, and MotionBuilder's root channels repeat the root's
+non-zero OFFSET (adding would double them). positions="add" follows the seeds (translation =
+OFFSET + channels), for files written that way.
+"""
+
+import math
+import os
+import re
+
+import numpy as np
+
+from ..errors import ParseError
+from ..motion import Motion
+from ..numtext import normalize_newlines, parse_table
+from ..skeleton import POSITION_CHANNELS, ROTATION_CHANNELS, Skeleton
+
+_CHANNELS = {c.lower(): c for c in POSITION_CHANNELS + ROTATION_CHANNELS}
+_MOTION = re.compile(rb"^[ \t]*MOTION[ \t]*\r?$", re.MULTILINE | re.IGNORECASE)
+_FRAMES = re.compile(r"^\s*frames\s*:\s*(\S*)\s*$", re.IGNORECASE)
+_FRAME_TIME = re.compile(r"^\s*frame\s+time\s*:\s*(\S*)\s*$", re.IGNORECASE)
+
+
+def read_bvh(path, *, positions="replace", strict=True):
+    """Read a BVH file into a Motion (angles in radians, lengths in file units).
+
+    positions  "replace" (default) or "add": how position channels combine with the OFFSET
+    strict     if False, a motion section with fewer or more rows than `Frames:` declares, or an
+               incomplete last row, is read with a warning instead of raising ParseError
+    """
+    if positions not in ("replace", "add"):
+        raise ValueError(f"positions must be 'replace' or 'add', not {positions!r}")
+    with open(path, "rb") as f:
+        data = normalize_newlines(f.read())
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    if not data.strip():
+        raise ParseError(path, "empty file, expected HIERARCHY", line=1)
+    found = _MOTION.search(data)
+    header_end = found.start() if found else len(data)
+    parser = _Hierarchy(path, _decode(data[:header_end]), "before MOTION" if found else "file ends")
+    parser.parse()
+    if not found:
+        raise ParseError(path, "expected MOTION after the hierarchy", line=parser.last_line + 1)
+    frames, frame_time, block_start, first_line = _motion_header(path, data, found)
+    skeleton = parser.skeleton()
+    table = parse_table(data[block_start:], parser.channel_count, frames, path=path,
+                        first_line=first_line, strict=strict)
+    return _motion(skeleton, 1.0 / frame_time, table, positions)
+
+
+def _decode(header):
+    try:
+        return header.decode("utf-8")
+    except UnicodeDecodeError:  # names in a legacy 8-bit encoding
+        return header.decode("latin-1")
+
+
+def _motion_header(path, data, found):
+    """Frame count, frame time, byte offset of the first data row and its line number."""
+    line = data.count(b"\n", 0, found.start()) + 1
+    position = data.find(b"\n", found.end())
+    values = []
+    for pattern, name in ((_FRAMES, "Frames: <count>"), (_FRAME_TIME, "Frame Time: <seconds>")):
+        while True:  # skip blank lines
+            line += 1
+            if position < 0:
+                raise ParseError(path, f"file ends, expected '{name}'", line=line)
+            end = data.find(b"\n", position + 1)
+            text = data[position + 1:end if end >= 0 else len(data)].decode("latin-1")
+            position = end
+            if text.strip():
+                break
+        match = pattern.match(text)
+        try:
+            value = float(match.group(1)) if match else math.nan
+        except ValueError:
+            value = math.nan
+        values.append(value)
+        if not (value >= 0 and math.isfinite(value)) or (name.startswith("Frames") and value != int(value)) \
+                or (name.startswith("Frame Time") and value <= 0):
+            raise ParseError(path, f"expected '{name}', found {text.strip()[:60]!r}", line=line)
+    start = len(data) if position < 0 else position + 1
+    return int(values[0]), values[1], start, line + 1
+
+
+class _Hierarchy:
+    """Recursive-descent parser of the HIERARCHY section (a few hundred lines at most)."""
+
+    def __init__(self, path, text, end):
+        self.path = path
+        self.end = end  # how the section ends, for messages
+        self.tokens = []  # (token, line number)
+        self.lines = text.split("\n")
+        for number, line in enumerate(self.lines, 1):
+            self.tokens.extend((t, number) for t in line.split())
+        self.last_line = len(self.lines)
+        self.position = 0
+        self.names, self.parents, self.offsets, self.channels = [], [], [], []
+        self.name_lines = {}
+        self.end_parents, self.end_offsets = [], []
+
+    def error(self, what, line=None):
+        if line is None:
+            line = self.tokens[self.position][1] if self.position < len(self.tokens) else self.last_line
+        return ParseError(self.path, what, line=line)
+
+    def next(self, expected):
+        if self.position >= len(self.tokens):
+            raise self.error(f"expected {expected} {self.end}" if self.end.startswith("before")
+                             else f"{self.end}, expected {expected}")
+        token = self.tokens[self.position]
+        self.position += 1
+        return token
+
+    def expect(self, keyword):
+        token, line = self.next(f"'{keyword}'")
+        if token.lower() != keyword.lower():
+            raise self.error(f"expected '{keyword}', found {token[:40]!r}", line)
+        return line
+
+    def parse(self):
+        self.expect("HIERARCHY")
+        while self.position < len(self.tokens):
+            token, line = self.next("ROOT")
+            if token.lower() != "root":
+                raise self.error(f"expected ROOT or MOTION, found {token[:40]!r}", line)
+            self.joint(-1, line)
+        if not self.names:
+            raise self.error("expected ROOT: the hierarchy has no joints")
+
+    def joint(self, parent, line):
+        """Parse a ROOT/JOINT body after its keyword; the name is the rest of the line."""
+        words = self.lines[line - 1].split(None, 1)
+        name = words[1].strip() if len(words) > 1 else ""
+        if name.endswith("{"):
+            name = name[:-1].rstrip()
+        if not name:
+            raise self.error("expected a joint name after ROOT/JOINT", line)
+        if name in self.name_lines:
+            raise self.error(f"duplicate joint name {name!r} (first defined on line {self.name_lines[name]})", line)
+        while self.position < len(self.tokens) and self.tokens[self.position][1] == line \
+                and self.tokens[self.position][0] != "{":
+            self.position += 1  # the words of the name
+        index = len(self.names)
+        self.name_lines[name] = line
+        self.names.append(name)
+        self.parents.append(parent)
+        self.offsets.append(None)
+        self.channels.append(None)
+        self.expect("{")
+        while True:
+            token, at = self.next(f"'}}' closing joint {name!r} (opened on line {line})")
+            keyword = token.lower()
+            if keyword == "}":
+                break
+            if keyword == "offset":
+                if self.offsets[index] is not None:
+                    raise self.error(f"second OFFSET for joint {name!r}", at)
+                self.offsets[index] = self.numbers(3, "OFFSET")
+            elif keyword == "channels":
+                if self.channels[index] is not None:
+                    raise self.error(f"second CHANNELS for joint {name!r}", at)
+                self.channels[index] = self.channel_list()
+            elif keyword == "joint":
+                self.joint(index, at)
+            elif keyword in ("end", "endsite"):
+                if keyword == "end":
+                    self.expect("Site")
+                self.expect("{")
+                self.expect("OFFSET")
+                self.end_parents.append(index)
+                self.end_offsets.append(self.numbers(3, "End Site OFFSET"))
+                self.expect("}")
+            elif keyword == "motion":
+                raise self.error(f"expected '}}' closing joint {name!r} (opened on line {line}) before MOTION", at)
+            else:
+                raise self.error(f"expected OFFSET, CHANNELS, JOINT, End Site or '}}', found {token[:40]!r}", at)
+        if self.offsets[index] is None:
+            raise self.error(f"joint {name!r} has no OFFSET", line)
+        if self.channels[index] is None:
+            self.channels[index] = ()
+
+    def numbers(self, count, what):
+        values = []
+        for _ in range(count):
+            token, line = self.next(f"a number in {what}")
+            try:
+                value = float(token)
+            except ValueError:
+                value = math.nan
+            if not math.isfinite(value):
+                raise self.error(f"expected {count} numbers after {what}, found {token[:40]!r}", line)
+            values.append(value)
+        return values
+
+    def channel_list(self):
+        token, line = self.next("the channel count")
+        if not token.isdigit():
+            raise self.error(f"expected the channel count after CHANNELS, found {token[:40]!r}", line)
+        count = int(token)
+        if count > 6:
+            raise self.error(f"CHANNELS {count}: a joint has at most 6 channels", line)
+        names = []
+        for _ in range(count):
+            token, at = self.next("a channel name")
+            name = _CHANNELS.get(token.lower())
+            if name is None:
+                raise self.error(f"expected a channel name (Xposition ... Zrotation), found {token[:40]!r}", at)
+            if name in names:
+                raise self.error(f"channel {name} listed twice", at)
+            names.append(name)
+        return tuple(names)
+
+    @property
+    def channel_count(self):
+        return sum(len(c) for c in self.channels)
+
+    def skeleton(self):
+        return Skeleton(self.names, self.parents, self.offsets, channels=self.channels,
+                        end_site_parents=self.end_parents, end_site_offsets=self.end_offsets)
+
+
+def euler_order(channels):
+    """Euler order of a joint from its channel list; axes without a channel are appended."""
+    axes = [c[0] for c in channels if c in ROTATION_CHANNELS]
+    return "".join(axes + [a for a in "XYZ" if a not in axes])
+
+
+def _motion(skeleton, fps, table, positions):
+    """Scatter the channel columns into Euler angles and local translations, all frames at once."""
+    frames, count = len(table), skeleton.joint_count
+    euler = np.zeros((frames, count, 3))
+    translations = np.empty((frames, count, 3))
+    translations[:] = skeleton.offsets
+    orders = [euler_order(c) for c in skeleton.channels]
+    rot_joint, rot_slot, rot_col, pos_joint, pos_axis, pos_col = [], [], [], [], [], []
+    column = 0
+    for j, channels in enumerate(skeleton.channels):
+        for name in channels:
+            if name in ROTATION_CHANNELS:
+                rot_joint.append(j)
+                rot_slot.append(orders[j].index(name[0]))
+                rot_col.append(column)
+            else:
+                pos_joint.append(j)
+                pos_axis.append("XYZ".index(name[0]))
+                pos_col.append(column)
+            column += 1
+    euler[:, rot_joint, rot_slot] = np.radians(table[:, rot_col])
+    if pos_col:
+        moved = table[:, pos_col]
+        if positions == "add":
+            moved += skeleton.offsets[pos_joint, pos_axis]
+        translations[:, pos_joint, pos_axis] = moved
+    return Motion(skeleton, fps, euler, orders, translations)

@@ -1,0 +1,195 @@
+"""Whitespace-separated numeric tables: one C-level parse on the way in, vectorised formatting out.
+
+Shared by the text formats whose data section is one row of numbers per frame (BVH, and later AMC,
+HTR, TRC). Reading uses numpy's C tokenizer once for the whole block (which also checks that every
+row has the same number of columns); only when that fails does a slow line-by-line scan run, to
+name the exact line and token for the error message.
+"""
+
+import functools
+import io
+import math
+import re
+import warnings
+
+import numpy as np
+
+from .errors import ParseError
+
+_LONE_CR = re.compile(rb"\r(?!\n)")
+
+
+def normalize_newlines(data):
+    """Bytes with every line ending as LF or CRLF (old Mac CR-only endings become LF)."""
+    if _LONE_CR.search(data):
+        data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+    return data
+
+
+def parse_table(block, columns, rows, *, path, first_line, strict=True, what="frame"):
+    """Parse `block` (bytes, LF or CRLF line ends) into a (rows, columns) float array.
+
+    `first_line` is the file line number of the block's first line. Blank lines are skipped. Every
+    non-blank line must hold exactly `columns` finite numbers, and there must be exactly `rows`
+    lines. With strict=False a short or long table, or an incomplete last line, is accepted with a
+    warning (the rows present are kept). Anything else raises ParseError naming the line.
+    """
+    if columns:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UserWarning)  # "input contained no data"
+                table = np.loadtxt(io.BytesIO(block), dtype=float, comments=None, ndmin=2, encoding="latin-1")
+            if not table.size:
+                table = np.zeros((0, columns))
+            elif table.shape[1] != columns or not np.isfinite(table).all():
+                raise ValueError
+        except ValueError:
+            table = _scan(block, columns, path, first_line, strict, what)
+    if columns == 0:  # rows without values: only blank lines, but no more rows than lines
+        lines = block.count(b"\n") + 1
+        if rows > lines:
+            raise ParseError(path, f"{rows} {what}s declared but only {lines} lines follow", line=first_line)
+        return np.zeros((rows, 0))
+    if len(table) != rows:
+        last = first_line + _line_of_row(block, min(len(table), rows))
+        if len(table) < rows:
+            what_happened = f"file ends after {len(table)} of the {rows} {what}s declared"
+        else:
+            what_happened = f"{what} {rows + 1} found, but only {rows} {what}s were declared"
+        if strict:
+            raise ParseError(path, what_happened + " (strict=False reads the rows present)", line=last)
+        warnings.warn(f"{path}, line {last}: {what_happened}; reading the {len(table)} present", stacklevel=3)
+    return table
+
+
+def _line_of_row(block, row):
+    """Line offset (0-based, from the block start) of non-blank row `row`, or of the end."""
+    count = 0
+    lines = block.split(b"\n")
+    for number, line in enumerate(lines):
+        if line.strip():
+            if count == row:
+                return number
+            count += 1
+    return len(lines) - 1
+
+
+def _scan(block, columns, path, first_line, strict, what):
+    """Slow path: find the first bad line and raise, or (lenient) drop an incomplete last row."""
+    lines = block.split(b"\n")
+    last = max((i for i, line in enumerate(lines) if line.strip()), default=-1)
+    for number, line in enumerate(lines):
+        tokens = line.split()
+        if not tokens:
+            continue
+        where = first_line + number
+        if len(tokens) != columns:
+            if not strict and number == last and len(tokens) < columns:
+                warnings.warn(f"{path}, line {where}: incomplete last {what} ({len(tokens)} of {columns} "
+                              "values) dropped", stacklevel=4)
+                return parse_table(b"\n".join(lines[:number]), columns, 0, path=path, first_line=first_line,
+                                   strict=False, what=what) if number else np.zeros((0, columns))
+            raise ParseError(path, f"expected {columns} values in this {what} line, found {len(tokens)}", line=where)
+        for column, token in enumerate(tokens, 1):
+            try:
+                value = float(token)
+            except ValueError:
+                value = None
+            if value is None or not math.isfinite(value):
+                shown = token.decode("latin-1")[:40]
+                raise ParseError(path, f"value {column}: expected a finite number, found {shown!r}", line=where)
+    raise ParseError(path, f"could not read the {what} data", line=first_line)
+
+
+_TABLE_SIZE = 10_000  # integer parts below this come from a lookup table
+_BLOCK = 1 << 16  # numbers formatted per block
+
+
+def _digits(n, width):
+    """(len(n), width) ASCII digits of the non-negative integers `n`, zero padded."""
+    out = np.empty((len(n), width), dtype=np.uint8)
+    for k in range(width - 1, -1, -1):
+        n, digit = np.divmod(n, 10)
+        out[:, k] = digit + 48
+    return out
+
+
+def _integer_words(whole, negative, point):
+    """8-byte words holding '[-]digits' (plus '.' when `point`) right-aligned, nulls on the left."""
+    width = 8 - point
+    chars = np.zeros((len(whole), 8), dtype=np.uint8)
+    chars[:, :width] = _digits(whole, width)
+    count = 1 + np.searchsorted(10 ** np.arange(1, 8), whole, side="right")
+    chars[np.arange(8)[None, :] < (width - count)[:, None]] = 0
+    rows = np.flatnonzero(negative)
+    chars[rows, width - count[rows] - 1] = ord("-")
+    if point:
+        chars[:, 7] = ord(".")
+    return chars.view("<u8").ravel()
+
+
+@functools.lru_cache(maxsize=2)
+def _integer_table(point):
+    n = np.arange(_TABLE_SIZE)
+    return np.concatenate([_integer_words(n, n < 0, point), _integer_words(n, n >= 0, point)])
+
+
+@functools.lru_cache(maxsize=1)
+def _four_digit_table():
+    return _digits(np.arange(10_000), 4).view("<u4").ravel().astype(np.uint64)
+
+
+def format_table(values, decimals=6):
+    """Bytes of `values` (rows, columns) in fixed-point notation, space-separated, one row per line.
+
+    Equivalent to numpy.savetxt(fmt="%.{decimals}f") but vectorised: every number becomes 8-byte
+    words (the integer part from a lookup table, the fraction from two 4-digit lookups per word)
+    and the padding nulls are dropped in one pass. Rounds the scaled value half-to-even; never
+    prints "-0". Integer parts of a million or more, or more than 9 decimals, take a slower exact
+    path (Python formatting).
+    """
+    values = np.asarray(values, dtype=float)
+    rows, columns = values.shape
+    if not np.isfinite(values).all():
+        raise ValueError("cannot write NaN or infinite values")
+    if values.size == 0:
+        return b"\n" * rows
+    step = max(1, _BLOCK // columns)  # blocks that stay in cache (and out of the page-fault path)
+    return b"".join(_format_block(values[i:i + step], decimals) for i in range(0, rows, step))
+
+
+def _format_block(values, decimals):
+    rows, columns = values.shape
+    scale = 10.0 ** decimals
+    scaled = np.rint(values.ravel() * scale)
+    negative = scaled < 0
+    magnitude = np.abs(scaled, out=scaled)
+    whole = np.floor(magnitude / scale)
+    if decimals > 9 or whole.max() >= 10 ** (7 - bool(decimals)):
+        line = " ".join([f"%.{decimals}f"] * columns) + "\n"
+        values = np.where(magnitude.reshape(values.shape) == 0, 0.0, values)  # no "-0.000"
+        return "".join(line % tuple(row) for row in values).encode()
+    fraction_words = 1 + decimals // 8  # the fraction digits and the separator
+    words = np.empty((values.size, 1 + fraction_words), dtype=np.uint64)
+    large = whole >= _TABLE_SIZE
+    index = whole.astype(np.intp)
+    if large.any():
+        index[large] = 0
+    index += negative * _TABLE_SIZE
+    integer = _integer_table(bool(decimals))[index]
+    if large.any():
+        integer[large] = _integer_words(whole[large].astype(np.int64), negative[large], bool(decimals))
+    words[:, 0] = integer
+    fraction = (magnitude - whole * scale).astype(np.int64) * 10 ** (8 * fraction_words - decimals)
+    table = _four_digit_table()
+    shift = np.uint64(8 * (decimals % 8))
+    for j in range(fraction_words - 1, -1, -1):
+        fraction, eight = np.divmod(fraction, 10 ** 8)
+        high, low = np.divmod(eight, 10_000)
+        word = table[high] | (table[low] << np.uint64(32))
+        if j == fraction_words - 1:  # drop the padding digits, add the separator
+            word &= (np.uint64(1) << shift) - np.uint64(1)
+            word |= np.uint64(ord(" ")) << shift
+            word.reshape(rows, columns)[:, -1] ^= np.uint64(ord(" ") ^ ord("\n")) << shift
+        words[:, 1 + j] = word
+    return words.tobytes().translate(None, b"\0")
