@@ -7,6 +7,7 @@
 from .errors import ParseError
 from .formats import read, write
 from .motion import Motion
+from . import rotations
 from .skeleton import Skeleton
 
-__all__ = ["ParseError", "Motion", "Skeleton", "read", "write"]
+__all__ = ["ParseError", "Motion", "Skeleton", "read", "rotations", "write"]

@@ -1,12 +1,12 @@
-"""Make the repository importable as the package `mocap_io` (the name Blender gives it is
-`bl_ext.<repo>.mocap_io`; every import inside is relative, so any name works)."""
+"""Make the repository importable as the package `mocap_io`, and the test helpers importable."""
 
 import pathlib
 import sys
-import tempfile
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-_PACKAGE_DIR = pathlib.Path(tempfile.mkdtemp(prefix="mocap_io_pkg_"))
-(_PACKAGE_DIR / "mocap_io").symlink_to(ROOT, target_is_directory=True)
-sys.path.insert(0, str(_PACKAGE_DIR))
 sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "tools"))
+
+from package import import_package  # noqa: E402
+
+import_package()

@@ -125,10 +125,10 @@ def _close(lines, open_joints, depth, ends, number):
 
 
 def _frame_time(fps):
-    """The shortest decimal for 1 / fps that reads back as the same rate (to 1e-15)."""
+    """The shortest decimal for 1 / fps that reads back as the same rate (to 1e-12)."""
     seconds = 1.0 / fps
     for digits in range(6, 18):
         text = f"{seconds:.{digits}g}"
-        if abs(1.0 / float(text) - fps) <= 1e-15 * fps:
+        if abs(1.0 / float(text) - fps) <= 1e-12 * fps:
             return text
     return repr(seconds)

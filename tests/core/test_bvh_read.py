@@ -6,39 +6,9 @@ import warnings
 import numpy as np
 import pytest
 
+from bvh_samples import SIMPLE, read_text
 from mocap_io import core
 
-SIMPLE = """HIERARCHY
-ROOT Hips
-{
-\tOFFSET 1 2 3
-\tCHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation Yrotation
-\tJOINT Chest
-\t{
-\t\tOFFSET 0 10 0
-\t\tCHANNELS 3 Zrotation Xrotation Yrotation
-\t\tEnd Site
-\t\t{
-\t\t\tOFFSET 0 5 0
-\t\t}
-\t}
-}
-MOTION
-Frames: 2
-Frame Time: 0.0333333
-1 2 3 0 0 0 0 0 0
-4 5 6 90 0 0 0 0 90
-"""
-
-
-def write(tmp_path, text, name="t.bvh"):
-    path = tmp_path / name
-    path.write_bytes(text.encode("latin-1") if isinstance(text, str) else text)
-    return path
-
-
-def read_text(tmp_path, text, **options):
-    return core.read(write(tmp_path, text), **options)
 
 
 def test_simple_file(tmp_path):
