@@ -21,7 +21,7 @@ _LONE_CR = re.compile(rb"\r(?!\n)")
 
 def normalize_newlines(data):
     """Bytes with every line ending as LF or CRLF (old Mac CR-only endings become LF)."""
-    if _LONE_CR.search(data):
+    if b"\r" in data and _LONE_CR.search(data):
         data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
     return data
 

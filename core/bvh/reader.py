@@ -37,7 +37,7 @@ def read_bvh(path, *, positions="replace", strict=True):
         data = normalize_newlines(f.read())
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
-    if not data.strip():
+    if not data or data.isspace():
         raise ParseError(path, "empty file, expected HIERARCHY", line=1)
     found = _MOTION.search(data)
     header_end = found.start() if found else len(data)
@@ -233,7 +233,6 @@ def euler_order(channels):
 def _motion(skeleton, fps, table, positions):
     """Scatter the channel columns into Euler angles and local translations, all frames at once."""
     frames, count = len(table), skeleton.joint_count
-    euler = np.zeros((frames, count, 3))
     translations = np.empty((frames, count, 3))
     translations[:] = skeleton.offsets
     orders = [euler_order(c) for c in skeleton.channels]
@@ -250,7 +249,14 @@ def _motion(skeleton, fps, table, positions):
                 pos_axis.append("XYZ".index(name[0]))
                 pos_col.append(column)
             column += 1
-    euler[:, rot_joint, rot_slot] = np.radians(table[:, rot_col])
+    if len(rot_col) == 3 * count:  # every joint has three rotation channels: one gather
+        slots = np.empty(3 * count, dtype=np.intp)
+        slots[np.asarray(rot_joint) * 3 + rot_slot] = rot_col
+        euler = np.take(table, slots, axis=1).reshape(frames, count, 3)
+    else:
+        euler = np.zeros((frames, count, 3))
+        euler[:, rot_joint, rot_slot] = table[:, rot_col]
+    np.radians(euler, out=euler)
     if pos_col:
         moved = table[:, pos_col]
         if positions == "add":
