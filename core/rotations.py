@@ -41,3 +41,81 @@ def euler_to_matrix(angles, order):
     m = axis_rotation(order[0], angles[..., 0])
     m = m @ axis_rotation(order[1], angles[..., 1])
     return m @ axis_rotation(order[2], angles[..., 2])
+
+
+def matrix_to_euler(m, order):
+    """Euler angles (..., 3) in `order` of rotation matrices (..., 3, 3); inverse of euler_to_matrix.
+
+    The middle angle lies in [-pi/2, pi/2]; at gimbal lock the last angle is 0.
+    """
+    m = np.asarray(m, dtype=float)
+    i, j, k = _axis_indices(order)
+    parity = 1.0 if (j - i) % 3 == 1 else -1.0  # +1 for cyclic orders (XYZ, YZX, ZXY)
+    sin_middle = np.clip(parity * m[..., i, k], -1.0, 1.0)
+    middle = np.arcsin(sin_middle)
+    cos_middle = np.sqrt(np.maximum(0.0, 1.0 - sin_middle ** 2))
+    locked = cos_middle < 1e-9
+    first = np.where(locked, np.arctan2(parity * m[..., k, j], m[..., j, j]),
+                     np.arctan2(-parity * m[..., j, k], m[..., k, k]))
+    last = np.where(locked, 0.0, np.arctan2(-parity * m[..., i, j], m[..., i, i]))
+    return np.stack([first, middle, last], axis=-1)
+
+
+def quat_normalize(q):
+    """Unit quaternions (..., 4)."""
+    q = np.asarray(q, dtype=float)
+    return q / np.linalg.norm(q, axis=-1, keepdims=True)
+
+
+def quat_to_matrix(q):
+    """Rotation matrices (..., 3, 3) of unit quaternions (w, x, y, z)."""
+    w, x, y, z = np.moveaxis(np.asarray(q, dtype=float), -1, 0)
+    return np.stack([
+        np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)], axis=-1),
+        np.stack([2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)], axis=-1),
+        np.stack([2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)], axis=-1)], axis=-2)
+
+
+def matrix_to_quat(m):
+    """Unit quaternions (..., 4), w >= 0, of rotation matrices (..., 3, 3) (Shepperd's method)."""
+    m = np.asarray(m, dtype=float)
+    diagonal = np.stack([m[..., 0, 0], m[..., 1, 1], m[..., 2, 2]], axis=-1)
+    trace = diagonal.sum(axis=-1)
+    candidates = np.concatenate([trace[..., None], diagonal], axis=-1)
+    choice = np.argmax(candidates, axis=-1)
+    # branch b computes 4 * (the b-th component) * q from the largest of w, x, y, z
+    w = 1 + trace
+    x, y, z = np.moveaxis(1 + 2 * diagonal - trace[..., None], -1, 0)
+    branches = np.stack([
+        np.stack([w, m[..., 2, 1] - m[..., 1, 2], m[..., 0, 2] - m[..., 2, 0], m[..., 1, 0] - m[..., 0, 1]], -1),
+        np.stack([m[..., 2, 1] - m[..., 1, 2], x, m[..., 0, 1] + m[..., 1, 0], m[..., 0, 2] + m[..., 2, 0]], -1),
+        np.stack([m[..., 0, 2] - m[..., 2, 0], m[..., 0, 1] + m[..., 1, 0], y, m[..., 1, 2] + m[..., 2, 1]], -1),
+        np.stack([m[..., 1, 0] - m[..., 0, 1], m[..., 0, 2] + m[..., 2, 0], m[..., 1, 2] + m[..., 2, 1], z], -1)],
+        axis=-2)
+    q = np.take_along_axis(branches, choice[..., None, None], axis=-2)[..., 0, :]
+    q = quat_normalize(q)
+    return np.where(q[..., :1] < 0, -q, q)
+
+
+def axis_angle_to_quat(axis, angle):
+    """Quaternions (..., 4) turning by `angle` (...) about `axis` (..., 3)."""
+    axis = np.asarray(axis, dtype=float)
+    half = 0.5 * np.asarray(angle, dtype=float)
+    norm = np.linalg.norm(axis, axis=-1, keepdims=True)
+    unit = np.divide(axis, norm, out=np.zeros_like(axis), where=norm > 0)
+    return np.concatenate([np.cos(half)[..., None], np.sin(half)[..., None] * unit], axis=-1)
+
+
+def unwrap_euler(angles, axis=0):
+    """Euler angles with the 360-degree jumps along `axis` (time) removed."""
+    return np.unwrap(np.asarray(angles, dtype=float), axis=axis)
+
+
+def quat_continuity(q, axis=0):
+    """Quaternions with signs flipped so that neighbours along `axis` have a non-negative dot product."""
+    q = np.moveaxis(np.asarray(q, dtype=float), axis, 0)
+    if len(q) < 2:
+        return np.moveaxis(q.copy(), 0, axis)
+    dots = np.sum(q[1:] * q[:-1], axis=-1)
+    signs = np.concatenate([np.ones((1,) + dots.shape[1:]), np.cumprod(np.where(dots < 0, -1.0, 1.0), axis=0)])
+    return np.moveaxis(q * signs[..., None], 0, axis)

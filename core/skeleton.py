@@ -2,6 +2,8 @@
 
 import numpy as np
 
+from .fk import forward_kinematics
+
 POSITION_CHANNELS = ("Xposition", "Yposition", "Zposition")
 ROTATION_CHANNELS = ("Xrotation", "Yrotation", "Zrotation")
 
@@ -62,6 +64,12 @@ class Skeleton:
     @property
     def roots(self):
         return np.flatnonzero(self.parents < 0)
+
+    def rest_world(self):
+        """World rotations (J, 3, 3) and positions (J, 3) of the zero pose (all channels zero)."""
+        linear, position = forward_kinematics(self.parents, lambda j: np.eye(3)[None], self.offsets[None],
+                                              rest_rotations=self.rest_rotations)
+        return linear[0], position[0]
 
     def has_positions(self, joint):
         """Whether the file gives `joint` position channels."""

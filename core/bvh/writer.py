@@ -28,7 +28,7 @@ def write_bvh(motion, path, *, precision=6, rotation_order=None, position_joints
     columns, layout = [], []
     for j in order:
         channels, values = _joint_channels(motion, j, rotation_order, _wants_positions(skeleton, j, position_joints),
-                                           positions)
+                                           positions, 0.5 * 10.0 ** -precision)
         layout.append(channels)
         columns.extend(values)
     table = np.stack(columns, axis=1) if columns else np.zeros((motion.frame_count, 0))
@@ -63,8 +63,9 @@ def _wants_positions(skeleton, joint, position_joints):
     return skeleton.names[joint] in set(position_joints)
 
 
-def _joint_channels(motion, j, rotation_order, with_positions, positions):
-    """Channel names and (F,) value columns of joint j."""
+def _joint_channels(motion, j, rotation_order, with_positions, positions, resolution):
+    """Channel names and (F,) value columns of joint j; data below the printed `resolution` (half
+    the last decimal) does not call for an extra channel."""
     skeleton = motion.skeleton
     as_read = skeleton.channels[j]
     angles, order = motion.euler[:, j], motion.euler_orders[j]
@@ -73,9 +74,9 @@ def _joint_channels(motion, j, rotation_order, with_positions, positions):
         order = rotation_order.upper()
         angles = rotations.unwrap_euler(rotations.matrix_to_euler(matrices, order))
     rotation_axes = [c[0] for c in as_read if c in ROTATION_CHANNELS] if rotation_order is None else []
-    if np.any(angles[:, len(rotation_axes):] != 0):
+    if np.any(np.abs(np.degrees(angles[:, len(rotation_axes):])) > resolution):
         rotation_axes = list(order)
-    moving = np.any(motion.translations[:, j] != skeleton.offsets[j])
+    moving = np.any(np.abs(motion.translations[:, j] - skeleton.offsets[j]) > resolution)
     position_axes = [c[0] for c in as_read if c in POSITION_CHANNELS] if with_positions or moving else []
     if (with_positions or moving) and len(position_axes) < 3:
         position_axes = ["X", "Y", "Z"]
@@ -125,10 +126,10 @@ def _close(lines, open_joints, depth, ends, number):
 
 
 def _frame_time(fps):
-    """The shortest decimal for 1 / fps that reads back as the same rate (to 1e-12)."""
+    """The shortest decimal for 1 / fps that reads back as exactly the same rate (when one exists)."""
     seconds = 1.0 / fps
     for digits in range(6, 18):
         text = f"{seconds:.{digits}g}"
-        if abs(1.0 / float(text) - fps) <= 1e-12 * fps:
+        if 1.0 / float(text) == fps:
             return text
     return repr(seconds)

@@ -1,0 +1,110 @@
+"""Build an armature object and its actions from a core Motion (one straight pass, no parsing)."""
+
+import bpy
+import numpy as np
+
+from ..core import rotations
+from . import compat
+from .pose_space import bone_basis
+
+
+def skeleton_matches(obj, skeleton):
+    """Whether the armature `obj` has exactly this skeleton's joints and hierarchy."""
+    bones = obj.data.bones
+    parents = {b.name: (b.parent.name if b.parent else None) for b in bones}
+    return len(bones) == skeleton.joint_count and all(
+        name in parents and parents[name] == (skeleton.names[p] if p >= 0 else None)
+        for name, p in zip(skeleton.names, skeleton.parents))
+
+
+def build_armature(context, skeleton, name, axes, scale):
+    """A new armature object, linked to the active collection: one bone per joint, head at the
+    joint's zero-pose position, tail toward its children (or End Sites), roll 0."""
+    heads, tails = _bone_ends(skeleton, axes, scale)
+    armature = bpy.data.armatures.new(name)
+    obj = bpy.data.objects.new(name, armature)
+    context.collection.objects.link(obj)
+    for other in context.view_layer.objects.selected:
+        other.select_set(False)
+    context.view_layer.objects.active = obj
+    obj.select_set(True)
+    bpy.ops.object.mode_set(mode="EDIT")
+    try:
+        edit_bones = []
+        for j, joint in enumerate(skeleton.names):
+            bone = armature.edit_bones.new(joint)
+            bone.head, bone.tail, bone.roll = heads[j], tails[j], 0.0
+            if skeleton.parents[j] >= 0:
+                bone.parent = edit_bones[skeleton.parents[j]]
+            edit_bones.append(bone)
+        if [b.name for b in edit_bones] != skeleton.names:
+            raise ValueError("joint names longer than Blender's 63-byte bone name limit cannot be imported")
+    finally:
+        bpy.ops.object.mode_set(mode="OBJECT")
+    return obj
+
+
+def _bone_ends(skeleton, axes, scale):
+    """Heads and tails (J, 3) in armature space."""
+    rest_rotation, rest_position = skeleton.rest_world()
+    heads = scale * rest_position @ axes.T
+    ends = rest_position[skeleton.end_site_parents] + np.einsum(
+        "nij,nj->ni", rest_rotation[skeleton.end_site_parents], skeleton.end_site_offsets)
+    ends = scale * ends @ axes.T
+    extent = np.ptp(np.vstack([heads, ends]), axis=0).max() if len(heads) > 1 or len(ends) else 0.0
+    fallback = 0.1 * extent if extent > 0 else 0.1 * scale
+    tails = np.empty_like(heads)
+    for j in range(skeleton.joint_count):
+        children = skeleton.children(j)
+        targets = heads[children] if len(children) else ends[skeleton.end_site_parents == j]
+        tail = targets.mean(axis=0) if len(targets) else heads[j]
+        if np.linalg.norm(tail - heads[j]) < 1e-4 * max(fallback, 1e-9):
+            parent = skeleton.parents[j]
+            direction = tails[parent] - heads[parent] if parent >= 0 else np.array([0.0, 0.0, 1.0])
+            tail = heads[j] + fallback * direction / np.linalg.norm(direction)
+        tails[j] = tail
+    return heads, tails
+
+
+def bone_rest_matrices(obj, names):
+    """(J, 4, 4) armature-space rest matrix (bone.matrix_local) of the bones called `names`."""
+    bones = obj.data.bones
+    flat = np.empty(16 * len(bones), dtype=np.float32)
+    bones.foreach_get("matrix_local", flat)
+    index = {b.name: i for i, b in enumerate(bones)}
+    return flat.reshape(-1, 4, 4).transpose(0, 2, 1)[[index[n] for n in names]].astype(float)
+
+
+def add_action(obj, motion, name, axes, scale, *, rotation_mode, frames, step=None):
+    """Key every bone of `obj` (built for motion.skeleton) for all frames; returns the action.
+
+    rotation_mode  "QUATERNION", or "NATIVE" for Euler in each joint's order from the file
+    frames         (F,) scene frame of each motion frame
+    step           optional callback(done_joints, text) for progress
+    """
+    skeleton = motion.skeleton
+    bone_rest = bone_rest_matrices(obj, skeleton.names)[:, :3, :3]
+    rest_world = skeleton.rest_world()[0]
+    action, fcurves = compat.new_action(obj, name)
+    for j, joint in enumerate(skeleton.names):
+        pose_bone = obj.pose.bones[joint]
+        path = f'pose.bones["{bpy.utils.escape_identifier(joint)}"]'
+        rotation, location = bone_basis(motion, j, axes, scale, bone_rest, rest_world)
+        if rotation_mode == "QUATERNION":
+            pose_bone.rotation_mode = "QUATERNION"
+            values = rotations.quat_continuity(rotations.matrix_to_quat(rotation))
+            data_path = path + ".rotation_quaternion"
+        else:
+            order = motion.euler_orders[j]
+            pose_bone.rotation_mode = order[::-1]  # Blender names the order the other way round
+            angles = rotations.unwrap_euler(rotations.matrix_to_euler(rotation, order))
+            values = angles[:, [order.index(a) for a in "XYZ"]]
+            data_path = path + ".rotation_euler"
+        for index in range(values.shape[1]):
+            compat.add_keys(fcurves, data_path, index, joint, frames, values[:, index])
+        if skeleton.has_positions(j) or np.any(location != 0):
+            for index in range(3):
+                compat.add_keys(fcurves, path + ".location", index, joint, frames, location[:, index])
+        if step:
+            step(j + 1, joint)
+    return action

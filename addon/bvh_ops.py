@@ -1,0 +1,214 @@
+"""BVH import/export operators, menus and drag-and-drop; the work itself is in plain functions
+(`import_bvh`, `export_bvh`) that scripts can call too."""
+
+import os
+import warnings
+
+import bpy
+import numpy as np
+from bpy.props import (BoolProperty, CollectionProperty, EnumProperty, FloatProperty, IntProperty,
+                       StringProperty)
+from bpy_extras.io_utils import ExportHelper, ImportHelper
+
+from .. import core
+from .armature_build import add_action, build_armature, skeleton_matches
+from .armature_read import armature_motion
+from .progress import progress
+from .transaction import all_or_nothing
+from .units import AXES, axis_matrix, guess_scale, scene_rate, snap_rate
+
+_ORDERS = [(o, o, f"Euler {o} (BVH channel order: {o[0]} then {o[1]} then {o[2]})")
+           for o in ("ZXY", "XYZ", "XZY", "YXZ", "YZX", "ZYX")]
+
+
+def import_bvh(context, paths, *, scale=1.0, auto_scale=False, axis_forward="-Z", axis_up="Y",
+               rotation_mode="QUATERNION", frame_start=1, frame_rate="SNAP", update_frame_range=True,
+               positions="replace", strict=True, one_armature=False, action_from_file=True):
+    """Import BVH files; returns (armature objects, messages). All or nothing: on any error no
+    new data-block is left and the error (a core.ParseError for bad files) propagates."""
+    messages = []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        motions = [core.read(p, positions=positions, strict=strict) for p in paths]
+    messages += [str(w.message) for w in caught]
+    axes = axis_matrix(axis_forward, axis_up)
+    scene = context.scene
+    if frame_rate != "KEEP" and motions:
+        fps = motions[0].fps if frame_rate == "EXACT" else snap_rate(motions[0].fps)
+        scene.render.fps, scene.render.fps_base = scene_rate(fps)
+    scene_fps = scene.render.fps / scene.render.fps_base
+    objects, last_frame = [], frame_start
+    with all_or_nothing(context), progress(context, sum(m.skeleton.joint_count for m in motions),
+                                           "Importing BVH") as step:
+        done = 0
+        for path, motion in zip(paths, motions):
+            name = os.path.splitext(os.path.basename(path))[0]
+            factor = scale
+            if auto_scale:
+                height = np.ptp(motion.skeleton.rest_world()[1] @ axes.T, axis=0)[2]
+                factor, unit = guess_scale(height)
+                messages.append(f"{name}: skeleton {height:.4g} units tall, read as {unit} (scale {factor:g})")
+            obj = objects[0] if one_armature and objects and skeleton_matches(objects[0], motion.skeleton) else None
+            if obj is None:
+                obj = build_armature(context, motion.skeleton, name, axes, factor)
+                objects.append(obj)
+            step_frames = scene_fps / motion.fps if frame_rate == "KEEP" else 1.0
+            frames = frame_start + step_frames * np.arange(motion.frame_count)
+            action = add_action(obj, motion, name if action_from_file else obj.name + "Action", axes, factor,
+                                rotation_mode=rotation_mode, frames=frames,
+                                step=lambda j, text, base=done: step(base + j, text))
+            if obj.animation_data.action is not action:
+                raise RuntimeError("could not assign the action")
+            action.use_fake_user = one_armature and len(motions) > 1
+            done += motion.skeleton.joint_count
+            if len(frames):
+                last_frame = max(last_frame, int(np.ceil(frames[-1])))
+    if one_armature and objects and len(motions) > 1:
+        messages.append(f"{len(motions)} actions on one armature (kept with a fake user)")
+    if update_frame_range and motions:
+        scene.frame_start, scene.frame_end = frame_start, max(last_frame, frame_start)
+    return objects, messages
+
+
+def export_bvh(context, obj, path, *, frame_start=None, frame_end=None, scale=1.0, axis_forward="-Z",
+               axis_up="Y", rotation_order="NATIVE", position_channels="ROOT", source="AUTO", precision=6):
+    """Write the animation of armature `obj` (scene range by default) to a BVH file."""
+    scene = context.scene
+    first = scene.frame_start if frame_start is None else frame_start
+    last = scene.frame_end if frame_end is None else frame_end
+    motion = armature_motion(context, obj, np.arange(first, last + 1), axis_matrix(axis_forward, axis_up), scale,
+                             source=source, rotation_order=rotation_order, position_channels=position_channels)
+    core.write(motion, path, precision=precision)
+    return motion
+
+
+class _Axes:
+    axis_forward: EnumProperty(name="Forward", items=AXES, default="-Z",
+                               description="The file's forward axis (BVH convention: -Z)")
+    axis_up: EnumProperty(name="Up", items=AXES, default="Y", description="The file's up axis (BVH convention: Y)")
+    scale: FloatProperty(name="Scale", default=1.0, min=1e-6, max=1e6, soft_min=0.001, soft_max=1000,
+                         description="Blender units per file unit (0.01 for a file in centimetres)")
+
+
+class ImportBVH(bpy.types.Operator, ImportHelper, _Axes):
+    """Import motion capture from BVH files (several at once), as armatures with actions"""
+    bl_idname = "import_anim.mocap_bvh"
+    bl_label = "Import BVH (Mocap I/O)"
+    bl_options = {"REGISTER", "UNDO", "PRESET"}
+
+    filename_ext = ".bvh"
+    filter_glob: StringProperty(default="*.bvh", options={"HIDDEN"})
+    files: CollectionProperty(type=bpy.types.OperatorFileListElement, options={"HIDDEN", "SKIP_SAVE"})
+    directory: StringProperty(subtype="DIR_PATH", options={"HIDDEN", "SKIP_SAVE"})
+
+    auto_scale: BoolProperty(name="Auto Scale", default=False,
+                             description="Guess the file's unit (m, cm, mm, inches) from the skeleton height, "
+                                         "scale to metres and report the choice (replaces Scale)")
+    rotation_mode: EnumProperty(name="Rotation", default="QUATERNION", items=[
+        ("QUATERNION", "Quaternion", "Quaternion keys: no gimbal lock, smooth interpolation"),
+        ("NATIVE", "Euler (file order)", "Euler keys in each joint's rotation order from the file")],
+        description="How bone rotations are keyed")
+    frame_start: IntProperty(name="Start Frame", default=1, description="Scene frame of the first motion frame")
+    frame_rate: EnumProperty(name="Frame Rate", default="SNAP", items=[
+        ("SNAP", "From File", "Set the scene rate from the file; a rounded Frame Time (0.033333) "
+                              "gives its standard rate (30 fps), anything else is kept exactly"),
+        ("EXACT", "Exactly 1 / Frame Time", "Set the scene rate to exactly 1 / Frame Time (0.033333 -> 30.0003 fps)"),
+        ("KEEP", "Keep Scene Rate", "Keep the scene rate and place keys in time (one key per file frame)")],
+        description="Scene frame rate")
+    update_frame_range: BoolProperty(name="Update Frame Range", default=True,
+                                     description="Set the scene start/end to the imported frames")
+    positions: EnumProperty(name="Position Channels", default="replace", items=[
+        ("replace", "Replace Offset", "Position channels give the joint's translation (Blender, Bandai Namco, "
+                                      "MotionBuilder and other 6-channel files)"),
+        ("add", "Add to Offset", "Position channels are added to the joint's OFFSET (the format's original text)")],
+        description="How position channels combine with a joint's OFFSET")
+    one_armature: BoolProperty(name="One Armature", default=False,
+                               description="With several files of the same skeleton: one armature, one action per file")
+    action_from_file: BoolProperty(name="Action Named After File", default=True,
+                                   description="Name each action after its file (else after the armature)")
+    strict: BoolProperty(name="Strict", default=True,
+                         description="Refuse files whose motion has fewer or more frames than declared "
+                                     "(off: read the frames present and warn)")
+
+    def invoke(self, context, event):
+        if self.filepath or self.files:  # dropped on the viewport
+            return self.invoke_popup(context) if hasattr(self, "invoke_popup") else self.execute(context)
+        return ImportHelper.invoke(self, context, event)
+
+    def execute(self, context):
+        paths = [os.path.join(self.directory, f.name) for f in self.files if f.name] or [self.filepath]
+        options = self.as_keywords(ignore=("filepath", "files", "directory", "filter_glob", "check_existing"))
+        try:
+            objects, messages = import_bvh(context, paths, **options)
+        except (core.ParseError, OSError, ValueError) as error:
+            self.report({"ERROR"}, str(error))
+            return {"CANCELLED"}
+        for message in messages:
+            self.report({"WARNING"} if "line" in message else {"INFO"}, message)
+        self.report({"INFO"}, f"Imported {len(paths)} BVH file(s) into {len(objects)} armature(s)")
+        return {"FINISHED"}
+
+
+class ExportBVH(bpy.types.Operator, ExportHelper, _Axes):
+    """Export the active armature's animation to a BVH file"""
+    bl_idname = "export_anim.mocap_bvh"
+    bl_label = "Export BVH (Mocap I/O)"
+    bl_options = {"REGISTER", "PRESET"}
+
+    filename_ext = ".bvh"
+    filter_glob: StringProperty(default="*.bvh", options={"HIDDEN"})
+    use_scene_range: BoolProperty(name="Scene Frame Range", default=True, description="Export the scene's frame range")
+    frame_start: IntProperty(name="Start", default=1, description="First frame (when not using the scene range)")
+    frame_end: IntProperty(name="End", default=250, description="Last frame (when not using the scene range)")
+    rotation_order: EnumProperty(name="Rotation Order", default="NATIVE",
+                                 items=[("NATIVE", "Native", "Each bone's Euler mode (ZXY for quaternion bones)")]
+                                 + _ORDERS, description="Euler order of the rotation channels")
+    position_channels: EnumProperty(name="Position Channels", default="ROOT", items=[
+        ("ROOT", "Root Only", "Position channels on the root only (what most tools expect)"),
+        ("ALL", "All Joints", "Position channels on every joint (stretching bones)")],
+        description="Which joints get position channels")
+    source: EnumProperty(name="Source", default="AUTO", items=[
+        ("AUTO", "Automatic", "The action's keys, or the evaluated scene when constraints, drivers or NLA move the rig"),
+        ("ACTION", "Action Keys", "The keys of the assigned action (fast)"),
+        ("EVALUATED", "Evaluated Scene", "Step through every frame (follows constraints, drivers, NLA)")],
+        description="Where the motion comes from")
+    precision: IntProperty(name="Decimals", default=6, min=1, max=12, description="Decimals of every number")
+
+    @classmethod
+    def poll(cls, context):
+        return context.active_object is not None and context.active_object.type == "ARMATURE"
+
+    def execute(self, context):
+        options = self.as_keywords(ignore=("filepath", "filter_glob", "check_existing", "use_scene_range"))
+        if self.use_scene_range:
+            options.update(frame_start=None, frame_end=None)
+        try:
+            motion = export_bvh(context, context.active_object, self.filepath, **options)
+        except (OSError, ValueError) as error:
+            self.report({"ERROR"}, str(error))
+            return {"CANCELLED"}
+        self.report({"INFO"}, f"Exported {motion.skeleton.joint_count} joints x {motion.frame_count} frames")
+        return {"FINISHED"}
+
+
+class MOCAP_FH_bvh(bpy.types.FileHandler):
+    bl_idname = "MOCAP_FH_bvh"
+    bl_label = "BVH (Mocap I/O)"
+    bl_import_operator = ImportBVH.bl_idname
+    bl_file_extensions = ".bvh"
+
+    @classmethod
+    def poll_drop(cls, context):
+        return context.area is not None and context.area.type == "VIEW_3D"
+
+
+def _import_menu(self, context):
+    self.layout.operator(ImportBVH.bl_idname, text="BVH (Mocap I/O) (.bvh)")
+
+
+def _export_menu(self, context):
+    self.layout.operator(ExportBVH.bl_idname, text="BVH (Mocap I/O) (.bvh)")
+
+
+CLASSES = (ImportBVH, ExportBVH, MOCAP_FH_bvh)
+MENUS = ((bpy.types.TOPBAR_MT_file_import, _import_menu), (bpy.types.TOPBAR_MT_file_export, _export_menu))

@@ -1,0 +1,42 @@
+"""Helpers for tests that run inside the bpy module: a fresh scene, the add-on, pose-bone heads."""
+
+import numpy as np
+import pytest
+
+bpy = pytest.importorskip("bpy")
+
+import mocap_io  # noqa: E402  (the repository, see tools/package.py)
+
+_registered = False
+
+
+def fresh_scene():
+    """An empty scene with the add-on registered."""
+    global _registered
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    if not _registered or not hasattr(bpy.ops.import_anim, "mocap_bvh") or \
+            "MOCAP_FH_bvh" not in dir(bpy.types):
+        try:
+            mocap_io.unregister()
+        except (RuntimeError, ValueError):
+            pass
+        mocap_io.register()
+        _registered = True
+    return bpy.context.scene
+
+
+def world_heads(obj, frame):
+    """(J, 3) world-space head of every pose bone at `frame`, in pose-bone order, and the names."""
+    bpy.context.scene.frame_set(frame)
+    bones = obj.pose.bones
+    flat = np.empty(3 * len(bones), dtype=np.float32)
+    bones.foreach_get("head", flat)
+    matrix = np.array(obj.matrix_world)
+    heads = flat.reshape(-1, 3).astype(float) @ matrix[:3, :3].T + matrix[:3, 3]
+    return heads, [b.name for b in bones]
+
+
+def data_counts():
+    """Names of every data-block in the collections an import may touch."""
+    return {name: sorted(b.name for b in getattr(bpy.data, name))
+            for name in ("objects", "armatures", "actions", "meshes", "materials", "collections")}
