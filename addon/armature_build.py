@@ -92,12 +92,12 @@ def add_action(obj, motion, name, axes, scale, *, rotation_mode, frames, step=No
         rotation, location = bone_basis(motion, j, axes, scale, bone_rest, rest_world)
         if rotation_mode == "QUATERNION":
             pose_bone.rotation_mode = "QUATERNION"
-            values = rotations.quat_continuity(rotations.matrix_to_quat(rotation))
+            values = rotations.quat_continuity(rotation)
             data_path = path + ".rotation_quaternion"
         else:
             order = motion.euler_orders[j]
             pose_bone.rotation_mode = order[::-1]  # Blender names the order the other way round
-            angles = rotations.unwrap_euler(rotations.matrix_to_euler(rotation, order))
+            angles = rotations.unwrap_euler(rotations.matrix_to_euler(rotations.quat_to_matrix(rotation), order))
             values = angles[:, [order.index(a) for a in "XYZ"]]
             data_path = path + ".rotation_euler"
         for index in range(values.shape[1]):

@@ -5,6 +5,7 @@ import numpy as np
 
 from .. import core
 from ..core import rotations
+from ..core.rotations import sandwich
 from . import compat
 from .armature_build import bone_rest_matrices
 from .pose_space import file_locals
@@ -44,10 +45,13 @@ def armature_motion(context, obj, frames, axes, scale, *, source="AUTO", rotatio
     rest = bone_rest_matrices(obj, names)
     if source == "EVALUATED" or (source == "AUTO" and needs_evaluation(obj)):
         poses, world = _evaluated_poses(context, obj, names, frames)
+        pose_rotations, pose_positions = poses[..., :3, :3], poses[..., :3, 3]
     else:
-        poses, world = _action_poses(obj, names, parents, rest, frames), np.array(obj.matrix_world)[None]
-    world_rotation, world_position = _to_world(world, poses)
-    rest_rotation, rest_position = _to_world(np.array(obj.matrix_world)[None], rest[None])
+        pose_rotations, pose_positions = _action_poses(obj, names, parents, rest, frames)
+        world = np.array(obj.matrix_world)[None]
+    world_rotation, world_position = _to_world(world, pose_rotations, pose_positions)
+    rest_rotation, rest_position = _to_world(np.array(obj.matrix_world)[None], rest[None, :, :3, :3],
+                                             rest[None, :, :3, 3])
     local, translations = file_locals(parents, rest[:, :3, :3], world_rotation, world_position, axes, scale)
     offsets = file_locals(parents, rest[:, :3, :3], rest_rotation, rest_position, axes, scale)[1][0]
     orders = [_euler_order(obj.pose.bones[n].rotation_mode, rotation_order) for n in names]
@@ -86,16 +90,19 @@ def _euler_order(mode, rotation_order):
     return mode[::-1] if len(mode) == 3 else "ZXY"
 
 
-def _to_world(object_matrices, poses):
-    """World rotations (F, J, 3, 3) and positions (F, J, 3) of armature-space pose matrices.
+def _to_world(object_matrices, rotations, positions):
+    """World rotations (F, J, 3, 3) and positions (F, J, 3) of armature-space poses.
 
-    The rotations drop any scale (object or bone); positions keep the object's full transform.
+    object_matrices (1 or F, 4, 4); the rotations drop any scale (object or bone, no shear).
     """
-    positions = np.einsum("fij,fbj->fbi", object_matrices[:, :3, :3], poses[..., :3, 3]) \
-        + object_matrices[:, None, :3, 3]
-    linear = object_matrices[:, None, :3, :3] @ poses[..., :3, :3]
-    u, _, vt = np.linalg.svd(linear)  # nearest rotation (polar decomposition)
-    return u @ vt, positions
+    if len(object_matrices) == 1:  # a constant object transform: one GEMM each
+        matrix = object_matrices[0]
+        positions = positions @ matrix[:3, :3].T + matrix[:3, 3]
+        linear = sandwich(matrix[:3, :3], rotations, np.eye(3))
+    else:
+        positions = (object_matrices[:, None, :3, :3] @ positions[..., None])[..., 0] + object_matrices[:, None, :3, 3]
+        linear = object_matrices[:, None, :3, :3] @ rotations
+    return linear / np.linalg.norm(linear, axis=-2, keepdims=True), positions
 
 
 def _evaluated_poses(context, obj, names, frames):
@@ -119,9 +126,11 @@ def _evaluated_poses(context, obj, names, frames):
 
 
 def _action_poses(obj, names, parents, rest, frames):
-    """Pose matrices (F, J, 4, 4) from the action's keys, by forward kinematics in numpy."""
+    """Armature-space pose rotations (F, J, 3, 3) (with bone scale) and positions (F, J, 3) from
+    the action's keys, by forward kinematics in numpy."""
     curves = {(c.data_path, c.array_index): c for c in compat.action_fcurves(obj)}
-    poses = np.empty((len(frames), len(names), 4, 4))
+    rotations_out = np.empty((len(frames), len(names), 3, 3))
+    positions_out = np.empty((len(frames), len(names), 3))
     for j, name in enumerate(names):
         bone = obj.pose.bones[name]
         path = f'pose.bones["{bpy.utils.escape_identifier(name)}"].'
@@ -129,7 +138,6 @@ def _action_poses(obj, names, parents, rest, frames):
         def channel(prop, size, default):
             return np.stack([_sample(curves.get((path + prop, i)), frames, default[i]) for i in range(size)], axis=1)
 
-        location = channel("location", 3, bone.location)
         if bone.rotation_mode == "QUATERNION":
             rotation = rotations.quat_to_matrix(rotations.quat_normalize(
                 channel("rotation_quaternion", 4, bone.rotation_quaternion)))
@@ -140,14 +148,17 @@ def _action_poses(obj, names, parents, rest, frames):
             angles = channel("rotation_euler", 3, bone.rotation_euler)
             order = bone.rotation_mode[::-1]
             rotation = rotations.euler_to_matrix(angles[:, ["XYZ".index(a) for a in order]], order)
-        basis = np.zeros((len(frames), 4, 4))
-        basis[:, :3, :3] = rotation * channel("scale", 3, bone.scale)[:, None, :]
-        basis[:, :3, 3] = location
-        basis[:, 3, 3] = 1.0
+        rotation *= channel("scale", 3, bone.scale)[:, None, :]
         p = parents[j]
         relative = rest[j] if p < 0 else np.linalg.inv(rest[p]) @ rest[j]
-        poses[:, j] = (relative @ basis) if p < 0 else poses[:, p] @ relative @ basis
-    return poses
+        local_rotation = sandwich(relative[:3, :3], rotation, np.eye(3))
+        local_position = relative[:3, 3] + channel("location", 3, bone.location) @ relative[:3, :3].T
+        if p < 0:
+            rotations_out[:, j], positions_out[:, j] = local_rotation, local_position
+        else:
+            rotations_out[:, j] = rotations_out[:, p] @ local_rotation
+            positions_out[:, j] = positions_out[:, p] + (rotations_out[:, p] @ local_position[..., None])[..., 0]
+    return rotations_out, positions_out
 
 
 def _sample(curve, frames, default):

@@ -45,7 +45,12 @@ def action_fcurves(owner):
 
 
 def add_keys(fcurves, data_path, index, group, frames, values, interpolation="LINEAR"):
-    """One F-curve with a key per (frame, value), written in bulk (no per-key Python call)."""
+    """One F-curve with a key per (frame, value), written in bulk (no per-key Python call).
+
+    The frames must be increasing. FCurve.update() is not called: the keys arrive sorted, and its
+    handle recalculation (more than half the cost) does not matter to linear or constant keys;
+    Blender recalculates handles when keys are edited.
+    """
     if SLOTTED_ACTIONS:
         curve = fcurves.new(data_path, index=index, group_name=group)
     else:
@@ -57,5 +62,4 @@ def add_keys(fcurves, data_path, index, group, frames, values, interpolation="LI
     co[1::2] = values
     points.foreach_set("co", co)
     points.foreach_set("interpolation", np.full(len(frames), _INTERPOLATION[interpolation], dtype=np.int32))
-    curve.update()
     return curve

@@ -18,15 +18,17 @@ world-space pose of every bone (rotation Q_j, position g_j), for any armature:
 
 import numpy as np
 
+from ..core.rotations import matrix_to_quat, quat_conjugate, quat_multiply, sandwich
+
 
 def bone_basis(motion, joint, axes, scale, bone_rest, rest_world):
-    """Pose-basis rotations (F, 3, 3) and locations (F, 3) of one joint's bone, for all frames."""
+    """Pose-basis rotations as unit quaternions (F, 4) and locations (F, 3) of one joint's bone."""
     skeleton = motion.skeleton
     parent = skeleton.parents[joint]
     w = axes @ rest_world[joint] @ axes.T
     w_parent = np.eye(3) if parent < 0 else axes @ rest_world[parent] @ axes.T
-    m = bone_rest[joint].T @ w
-    rotation = m @ axes @ motion.local_rotation(joint) @ axes.T @ m.T
+    k = matrix_to_quat(bone_rest[joint].T @ w @ axes)  # a rotation: A, B and W' all are
+    rotation = quat_multiply(quat_multiply(k, motion.local_quaternion(joint)), quat_conjugate(k))
     moved = motion.translations[:, joint] - skeleton.offsets[joint]
     location = scale * moved @ (bone_rest[joint].T @ w_parent @ axes).T
     return rotation, location
@@ -41,13 +43,13 @@ def file_locals(parents, bone_rest, world_rotations, world_positions, axes, scal
     rotations = np.empty((frames, count, 3, 3))
     translations = np.empty((frames, count, 3))
     for j, p in enumerate(parents):
+        right = bone_rest[j].T @ axes
         if p < 0:
-            frame = world_rotations[:, j]
-            moved = world_positions[:, j]
-        else:
-            to_parent = bone_rest[p] @ np.swapaxes(world_rotations[:, p], -1, -2)
-            frame = to_parent @ world_rotations[:, j]
-            moved = (to_parent @ (world_positions[:, j] - world_positions[:, p])[..., None])[..., 0]
-        rotations[:, j] = axes.T @ frame @ bone_rest[j].T @ axes
-        translations[:, j] = moved @ axes / scale
+            rotations[:, j] = sandwich(axes.T, world_rotations[:, j], right)
+            translations[:, j] = world_positions[:, j] @ axes / scale
+            continue
+        inverse_parent = np.swapaxes(world_rotations[:, p], -1, -2)
+        rotations[:, j] = sandwich(axes.T @ bone_rest[p], inverse_parent @ world_rotations[:, j], right)
+        moved = (inverse_parent @ (world_positions[:, j] - world_positions[:, p])[..., None])[..., 0]
+        translations[:, j] = moved @ (axes.T @ bone_rest[p]).T / scale
     return rotations, translations

@@ -55,6 +55,10 @@ class Motion:
         """(F, 3, 3) local rotations of one joint (without the rest rotation)."""
         return rotations.euler_to_matrix(self.euler[:, joint], self.euler_orders[joint])
 
+    def local_quaternion(self, joint):
+        """(F, 4) local rotations of one joint as unit quaternions (without the rest rotation)."""
+        return rotations.euler_to_quat(self.euler[:, joint], self.euler_orders[joint])
+
     def local_rotations(self):
         """(F, J, 3, 3) local rotations of every joint (without the rest rotations)."""
         return np.stack([self.local_rotation(j) for j in range(self.skeleton.joint_count)], axis=1)

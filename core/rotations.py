@@ -119,3 +119,42 @@ def quat_continuity(q, axis=0):
     dots = np.sum(q[1:] * q[:-1], axis=-1)
     signs = np.concatenate([np.ones((1,) + dots.shape[1:]), np.cumprod(np.where(dots < 0, -1.0, 1.0), axis=0)])
     return np.moveaxis(q * signs[..., None], 0, axis)
+
+
+def sandwich(left, matrices, right):
+    """``left @ matrices @ right`` for a stack (..., 3, 3) and constant 3x3 factors, as one GEMM.
+
+    The product is linear in each matrix: flattened row-major it is ``m @ kron(left, right.T).T``,
+    much faster than broadcasting small matrix products over the stack.
+    """
+    matrices = np.asarray(matrices, dtype=float)
+    flat = matrices.reshape(-1, 9) @ np.kron(left, np.transpose(right)).T
+    return flat.reshape(matrices.shape)
+
+
+def quat_multiply(a, b):
+    """Hamilton products (..., 4): the rotation of ``quat_to_matrix(a) @ quat_to_matrix(b)``."""
+    aw, ax, ay, az = np.moveaxis(np.asarray(a, dtype=float), -1, 0)
+    bw, bx, by, bz = np.moveaxis(np.asarray(b, dtype=float), -1, 0)
+    return np.stack([aw * bw - ax * bx - ay * by - az * bz,
+                     aw * bx + ax * bw + ay * bz - az * by,
+                     aw * by - ax * bz + ay * bw + az * bx,
+                     aw * bz + ax * by - ay * bx + az * bw], axis=-1)
+
+
+def quat_conjugate(q):
+    """Conjugates (the inverse rotations of unit quaternions) (..., 4)."""
+    return np.asarray(q, dtype=float) * [1.0, -1.0, -1.0, -1.0]
+
+
+def euler_to_quat(angles, order):
+    """Unit quaternions (..., 4) of Euler angles (..., 3) (same convention as euler_to_matrix)."""
+    angles = np.asarray(angles, dtype=float)
+    q = None
+    for axis, index in zip(_axis_indices(order), range(3)):
+        half = 0.5 * angles[..., index]
+        factor = np.zeros(angles.shape[:-1] + (4,))
+        factor[..., 0] = np.cos(half)
+        factor[..., 1 + axis] = np.sin(half)
+        q = factor if q is None else quat_multiply(q, factor)
+    return q

@@ -7,21 +7,12 @@ bpy = pytest.importorskip("bpy")
 
 import mocap_io  # noqa: E402  (the repository, see tools/package.py)
 
-_registered = False
+mocap_io.register()  # once: registered classes survive read_factory_settings
 
 
 def fresh_scene():
-    """An empty scene with the add-on registered."""
-    global _registered
+    """An empty scene (the add-on stays registered)."""
     bpy.ops.wm.read_factory_settings(use_empty=True)
-    if not _registered or not hasattr(bpy.ops.import_anim, "mocap_bvh") or \
-            "MOCAP_FH_bvh" not in dir(bpy.types):
-        try:
-            mocap_io.unregister()
-        except (RuntimeError, ValueError):
-            pass
-        mocap_io.register()
-        _registered = True
     return bpy.context.scene
 
 

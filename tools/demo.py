@@ -1,9 +1,9 @@
-"""The main job: generate a sample take, read it, print what it holds, write it back out.
+"""The main job: import a motion-capture take into Blender headless and save out/demo.blend.
 
     python tools/demo.py [file.bvh ...]
 
-Without arguments it writes out/sample.bvh (a generated CMU-like walk, 31 joints x 1,200 frames)
-and uses that.
+Runs inside the `bpy` module (pip package). Without arguments it generates out/sample.bvh (a
+CMU-like walk, 31 joints x 1,200 frames at 120 fps, centimetres) and imports that.
 """
 
 import pathlib
@@ -14,34 +14,36 @@ from package import ROOT, import_package
 from sample_motion import cmu_like_motion
 
 
-def summary(core, path):
-    start = time.perf_counter()
-    motion = core.read(path)
-    read_time = time.perf_counter() - start
-    positions = motion.world_positions()
-    low, high = positions.min(axis=(0, 1)), positions.max(axis=(0, 1))
-    rows = [("file", str(path)), ("joints", motion.skeleton.joint_count),
-            ("end sites", len(motion.skeleton.end_site_parents)), ("frames", motion.frame_count),
-            ("fps", f"{motion.fps:.6g}"), ("duration", f"{motion.frame_count / motion.fps:.3f} s"),
-            ("extent (file units)", " x ".join(f"{v:.1f}" for v in high - low)),
-            ("read + FK", f"{(time.perf_counter() - start) * 1000:.1f} ms (read {read_time * 1000:.1f} ms)")]
-    width = max(len(k) for k, _ in rows)
-    print("\n".join(f"  {k:<{width}}  {v}" for k, v in rows))
-    return motion
-
-
 def main(paths):
-    core = import_package().core
+    package = import_package()
+    import bpy  # after the package, so a missing bpy is the only possible error here
+
+    from mocap_io.addon.bvh_ops import import_bvh
+
     out = ROOT / "out"
     out.mkdir(exist_ok=True)
     if not paths:
         paths = [out / "sample.bvh"]
-        core.write(cmu_like_motion(core, 1200), paths[0])
-    for path in map(pathlib.Path, paths):
-        motion = summary(core, path)
-        copy = out / (path.stem + "_copy.bvh")
-        core.write(motion, copy)
-        print(f"  written back to  {copy}\n")
+        package.core.write(cmu_like_motion(package.core, 1200), paths[0])
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    package.register()
+    start = time.perf_counter()
+    objects, messages = import_bvh(bpy.context, [str(p) for p in paths], auto_scale=True)
+    seconds = time.perf_counter() - start
+    scene = bpy.context.scene
+    for message in messages:
+        print(" ", message)
+    for obj in objects:
+        action = obj.animation_data.action
+        keys = sum(len(c.keyframe_points) for c in package.addon.compat.action_fcurves(obj))
+        print(f"  armature {obj.name!r}: {len(obj.data.bones)} bones, action {action.name!r} "
+              f"with {keys:,} keys")
+    print(f"  scene: frames {scene.frame_start}-{scene.frame_end} at "
+          f"{scene.render.fps / scene.render.fps_base:g} fps (fps {scene.render.fps}, base {scene.render.fps_base:g})")
+    print(f"  imported {len(paths)} file(s) in {seconds:.3f} s")
+    blend = out / "demo.blend"
+    bpy.ops.wm.save_as_mainfile(filepath=str(blend))
+    print(f"  saved {blend}")
 
 
 if __name__ == "__main__":

@@ -112,3 +112,15 @@ def test_zero_frames_and_unknown_extension(tmp_path):
     assert core.read(tmp_path / "z.bvh").frame_count == 0
     with pytest.raises(ValueError, match="cannot write '.xyz'"):
         core.write(m, tmp_path / "z.xyz")
+
+
+def test_written_files_get_ordinary_permissions(tmp_path):
+    old = os.umask(0o022)
+    try:
+        core.write(random_motion(), tmp_path / "new.bvh")
+    finally:
+        os.umask(old)
+    assert (tmp_path / "new.bvh").stat().st_mode & 0o777 == 0o644
+    os.chmod(tmp_path / "new.bvh", 0o600)
+    core.write(random_motion(), tmp_path / "new.bvh")
+    assert (tmp_path / "new.bvh").stat().st_mode & 0o777 == 0o600
