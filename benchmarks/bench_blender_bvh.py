@@ -11,13 +11,13 @@ import tempfile
 import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "tools"))
-from package import import_package  # noqa: E402
+from package import import_package, register_addon  # noqa: E402
 from sample_motion import cmu_like_motion  # noqa: E402
 
 package = import_package()
 import bpy  # noqa: E402
 
-package.register()  # classes stay registered across read_factory_settings
+register_addon()  # classes stay registered across read_factory_settings
 
 
 def fresh_scene():

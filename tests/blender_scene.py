@@ -5,9 +5,9 @@ import pytest
 
 bpy = pytest.importorskip("bpy")
 
-import mocap_io  # noqa: E402  (the repository, see tools/package.py)
+from package import register_addon  # noqa: E402  (tools/package.py)
 
-mocap_io.register()  # once: registered classes survive read_factory_settings
+register_addon()  # once: registered classes survive read_factory_settings
 
 
 def fresh_scene():

@@ -10,7 +10,7 @@ import pathlib
 import sys
 import time
 
-from package import ROOT, import_package
+from package import ROOT, import_package, register_addon
 from sample_motion import cmu_like_motion
 
 
@@ -26,7 +26,7 @@ def main(paths):
         paths = [out / "sample.bvh"]
         package.core.write(cmu_like_motion(package.core, 1200), paths[0])
     bpy.ops.wm.read_factory_settings(use_empty=True)
-    package.register()
+    register_addon()
     start = time.perf_counter()
     objects, messages = import_bvh(bpy.context, [str(p) for p in paths], auto_scale=True)
     seconds = time.perf_counter() - start

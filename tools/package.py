@@ -5,6 +5,7 @@ any name works. Outside Blender we expose the repository root under the name `mo
 a symlink in a temporary directory put on sys.path.
 """
 
+import atexit
 import importlib
 import pathlib
 import sys
@@ -21,3 +22,12 @@ def import_package():
         sys.path.insert(0, str(folder))
     importlib.import_module("mocap_io.core")
     return sys.modules["mocap_io"]
+
+
+def register_addon():
+    """Register the add-on in the running `bpy` module, and unregister it at exit (bpy 4.2 crashes
+    at exit while extension classes are still registered)."""
+    package = import_package()
+    package.register()
+    atexit.register(package.unregister)
+    return package
