@@ -148,14 +148,21 @@ def format_table(values, decimals=6):
     prints "-0". Integer parts of a million or more, or more than 9 decimals, take a slower exact
     path (Python formatting).
     """
+    return b"".join(format_blocks(values, decimals))
+
+
+def format_blocks(values, decimals=6):
+    """`format_table` as a sequence of byte blocks of whole rows (to write without joining)."""
     values = np.asarray(values, dtype=float)
     rows, columns = values.shape
     if not np.isfinite(values).all():
         raise ValueError("cannot write NaN or infinite values")
     if values.size == 0:
-        return b"\n" * rows
+        yield b"\n" * rows
+        return
     step = max(1, _BLOCK // columns)  # blocks that stay in cache (and out of the page-fault path)
-    return b"".join(_format_block(values[i:i + step], decimals) for i in range(0, rows, step))
+    for i in range(0, rows, step):
+        yield _format_block(values[i:i + step], decimals)
 
 
 def _format_block(values, decimals):

@@ -4,7 +4,7 @@ import numpy as np
 
 from .. import rotations
 from ..atomic import atomic_write
-from ..numtext import format_table
+from ..numtext import format_blocks
 from ..skeleton import POSITION_CHANNELS, ROTATION_CHANNELS
 
 
@@ -24,20 +24,39 @@ def write_bvh(motion, path, *, precision=6, rotation_order=None, position_joints
     if positions not in ("replace", "add"):
         raise ValueError(f"positions must be 'replace' or 'add', not {positions!r}")
     skeleton = motion.skeleton
+    euler, orders = motion.euler, motion.euler_orders
+    if rotation_order is not None:
+        euler, orders = _reordered(motion, rotation_order.upper())
+    translations = motion.translations if positions == "replace" else motion.translations - skeleton.offsets
+    resolution = 0.5 * 10.0 ** -precision  # smaller data cannot be written anyway
     order = _depth_first(skeleton.parents)
-    columns, layout = [], []
+    layout, sources = {}, []  # sources: (is rotation, joint, slot) of every column
     for j in order:
-        channels, values = _joint_channels(motion, j, rotation_order, _wants_positions(skeleton, j, position_joints),
-                                           positions, 0.5 * 10.0 ** -precision)
-        layout.append(channels)
-        columns.extend(values)
-    table = np.stack(columns, axis=1) if columns else np.zeros((motion.frame_count, 0))
-    header = _hierarchy(skeleton, order, dict(zip(order, layout)), precision)
+        layout[j] = _channels(motion, j, euler, orders[j], rotation_order is None,
+                              _wants_positions(skeleton, j, position_joints), resolution)
+        sources += [(True, j, orders[j].index(c[0])) if c in ROTATION_CHANNELS else (False, j, "XYZ".index(c[0]))
+                    for c in layout[j]]
+    table = np.empty((motion.frame_count, len(sources)))
+    if sources:
+        rotation, joints, slots = (np.array(column) for column in zip(*sources))
+        table[:, rotation] = np.degrees(euler[:, joints[rotation], slots[rotation]])
+        table[:, ~rotation] = translations[:, joints[~rotation], slots[~rotation]]
+    header = _hierarchy(skeleton, order, layout, precision)
     header += f"MOTION\nFrames: {motion.frame_count}\nFrame Time: {_frame_time(motion.fps)}\n"
-    body = format_table(table, precision) if table.shape[1] else b"\n" * motion.frame_count
+    blocks = format_blocks(table, precision) if sources else [b"\n" * motion.frame_count]
     with atomic_write(path) as f:
         f.write(header.encode("utf-8"))
-        f.write(body)
+        for block in blocks:
+            f.write(block)
+
+
+def _reordered(motion, order):
+    """Euler angles of every joint converted to `order` (unwrapped over time), and the orders."""
+    euler = motion.euler.copy()
+    for j, old in enumerate(motion.euler_orders):
+        if old != order:
+            euler[:, j] = rotations.unwrap_euler(rotations.matrix_to_euler(motion.local_rotation(j), order))
+    return euler, [order] * motion.skeleton.joint_count
 
 
 def _depth_first(parents):
@@ -63,31 +82,25 @@ def _wants_positions(skeleton, joint, position_joints):
     return skeleton.names[joint] in set(position_joints)
 
 
-def _joint_channels(motion, j, rotation_order, with_positions, positions, resolution):
-    """Channel names and (F,) value columns of joint j; data below the printed `resolution` (half
-    the last decimal) does not call for an extra channel."""
+def _channels(motion, j, euler, order, keep_rotations, with_positions, resolution):
+    """Channel names of joint j: its layout as read (or the requested one), plus any channel the
+    data needs (a translation that moves, a turn about an axis the layout lacks)."""
     skeleton = motion.skeleton
     as_read = skeleton.channels[j]
-    angles, order = motion.euler[:, j], motion.euler_orders[j]
-    if rotation_order is not None and rotation_order.upper() != order:
-        matrices = rotations.euler_to_matrix(angles, order)
-        order = rotation_order.upper()
-        angles = rotations.unwrap_euler(rotations.matrix_to_euler(matrices, order))
-    rotation_axes = [c[0] for c in as_read if c in ROTATION_CHANNELS] if rotation_order is None else []
-    if np.any(np.abs(np.degrees(angles[:, len(rotation_axes):])) > resolution):
+    rotation_axes = [c[0] for c in as_read if c in ROTATION_CHANNELS] if keep_rotations else []
+    missing = [order.index(a) for a in order if a not in rotation_axes]
+    if np.any(np.abs(np.degrees(euler[:, j, missing])) > resolution):
         rotation_axes = list(order)
     moving = np.any(np.abs(motion.translations[:, j] - skeleton.offsets[j]) > resolution)
-    position_axes = [c[0] for c in as_read if c in POSITION_CHANNELS] if with_positions or moving else []
-    if (with_positions or moving) and len(position_axes) < 3:
-        position_axes = ["X", "Y", "Z"]
-    translation = motion.translations[:, j]
-    if positions == "add":
-        translation = translation - skeleton.offsets[j]
-    rotation = [(a + "rotation", np.degrees(angles[:, order.index(a)])) for a in rotation_axes]
-    position = [(a + "position", translation[:, "XYZ".index(a)]) for a in position_axes]
+    position_axes = []
+    if with_positions or moving:
+        position_axes = [c[0] for c in as_read if c in POSITION_CHANNELS]
+        if len(position_axes) < 3:
+            position_axes = ["X", "Y", "Z"]
+    rotation = [a + "rotation" for a in rotation_axes]
+    position = [a + "position" for a in position_axes]
     rotation_first = bool(as_read) and as_read[0] in ROTATION_CHANNELS
-    channels = rotation + position if rotation_first else position + rotation
-    return [name for name, _ in channels], [values for _, values in channels]
+    return rotation + position if rotation_first else position + rotation
 
 
 def _hierarchy(skeleton, order, layout, precision):
