@@ -158,3 +158,107 @@ def euler_to_quat(angles, order):
         factor[..., 1 + axis] = np.sin(half)
         q = factor if q is None else quat_multiply(q, factor)
     return q
+
+
+def quat_inverse(q):
+    """Inverses (..., 4) of (not necessarily unit) quaternions."""
+    q = np.asarray(q, dtype=float)
+    return quat_conjugate(q) / np.sum(q * q, axis=-1, keepdims=True)
+
+
+def quat_rotate(q, v):
+    """Vectors (..., 3) rotated by unit quaternions (..., 4)."""
+    q = np.asarray(q, dtype=float)
+    v = np.asarray(v, dtype=float)
+    u, w = q[..., 1:], q[..., :1]
+    t = 2.0 * np.cross(u, v)
+    return v + w * t + np.cross(u, t)
+
+
+def _sinc(x):
+    """sin(x) / x, exact at 0 (numpy's sinc is sin(pi x) / (pi x))."""
+    return np.sinc(np.asarray(x, dtype=float) / np.pi)
+
+
+def quat_exp(v):
+    """exp of the pure quaternions (0, v), v (..., 3): unit quaternions turning by 2|v| about v."""
+    v = np.asarray(v, dtype=float)
+    theta = np.linalg.norm(v, axis=-1, keepdims=True)
+    return np.concatenate([np.cos(theta), _sinc(theta) * v], axis=-1)
+
+
+def quat_log(q):
+    """log of unit quaternions (..., 4) as vectors (..., 3): the inverse of quat_exp (angle <= pi/2
+    per half-turn, so q and -q give opposite-signed results of the same rotation)."""
+    q = np.asarray(q, dtype=float)
+    vector_norm = np.linalg.norm(q[..., 1:], axis=-1, keepdims=True)
+    theta = np.arctan2(vector_norm, q[..., :1])
+    return q[..., 1:] / _sinc(theta)
+
+
+def rotvec_to_quat(r):
+    """Unit quaternions (..., 4) of rotation vectors (..., 3) (axis times angle in radians)."""
+    return quat_exp(0.5 * np.asarray(r, dtype=float))
+
+
+def quat_to_rotvec(q):
+    """Rotation vectors (..., 3), angle in [0, pi], of unit quaternions (..., 4)."""
+    q = np.asarray(q, dtype=float)
+    return 2.0 * quat_log(np.where(q[..., :1] < 0, -q, q))
+
+
+def quat_to_axis_angle(q):
+    """(axes (..., 3), angles (...) in [0, pi]) of unit quaternions; the identity gives axis X."""
+    r = quat_to_rotvec(q)
+    angle = np.linalg.norm(r, axis=-1)
+    axis = np.divide(r, angle[..., None], out=np.zeros_like(r), where=angle[..., None] > 1e-300)
+    axis[angle <= 1e-300] = [1.0, 0.0, 0.0]
+    return axis, angle
+
+
+def slerp(q0, q1, t):
+    """Spherical linear interpolation along the shorter arc; t = 0 gives q0, t = 1 gives q1 (or -q1).
+
+    q0, q1 (..., 4) and t (...) broadcast against each other: q0, q1 of shape (4,) with t of
+    shape (N,) give (N, 4); q0, q1 of shape (N, 4) with t of shape (N,) give (N, 4). Nearly equal
+    inputs fall back to normalised linear interpolation (no division by a vanishing sine).
+    """
+    q0 = np.asarray(q0, dtype=float)
+    q1 = np.asarray(q1, dtype=float)
+    t = np.asarray(t, dtype=float)[..., None]
+    dot = np.sum(q0 * q1, axis=-1, keepdims=True)
+    q1 = np.where(dot < 0, -q1, q1)
+    dot = np.minimum(np.abs(dot), 1.0)
+    angle = np.arccos(dot)
+    sin_angle = np.sin(angle)
+    close = sin_angle < 1e-6
+    safe = np.where(close, 1.0, sin_angle)
+    w0 = np.where(close, 1.0 - t, np.sin((1.0 - t) * angle) / safe)
+    w1 = np.where(close, t, np.sin(t * angle) / safe)
+    return quat_normalize(w0 * q0 + w1 * q1)
+
+
+def compose_trs(translation, rotation, scale=1.0):
+    """4x4 matrices (..., 4, 4) = T(translation) @ R(rotation (..., 3, 3)) @ S(scale, scalar or (..., 3))."""
+    rotation = np.asarray(rotation, dtype=float)
+    scale = np.asarray(scale, dtype=float)
+    if scale.ndim == 0 or scale.shape[-1:] != (3,):
+        scale = scale[..., None] * np.ones(3)
+    shape = np.broadcast_shapes(rotation.shape[:-2], np.shape(translation)[:-1], scale.shape[:-1])
+    m = np.zeros(shape + (4, 4))
+    m[..., :3, :3] = rotation * scale[..., None, :]
+    m[..., :3, 3] = translation
+    m[..., 3, 3] = 1.0
+    return m
+
+
+def decompose_trs(m):
+    """(translation (..., 3), rotation (..., 3, 3), scale (..., 3)) of affine matrices without shear.
+
+    The rotation is proper; a mirroring (negative determinant) shows as a negative x scale.
+    """
+    m = np.asarray(m, dtype=float)
+    linear = m[..., :3, :3]
+    scale = np.linalg.norm(linear, axis=-2)
+    scale[..., 0] *= np.where(np.linalg.det(linear) < 0, -1.0, 1.0)
+    return m[..., :3, 3].copy(), linear / scale[..., None, :], scale
