@@ -1,0 +1,221 @@
+"""The CMU mesh-ensemble binary (.memg) beside its .obj: reader and writer.
+
+Layout (all integers int32, reals float64, little-endian unless the endian flag reads as 1 only
+when byte-swapped): endian flag 1, frame rate, k local frames, n timesteps, k x n 3x4 row-major
+affines (timestep-major), then until the end of the file one block per group: name length, name,
+vertex count v, v 1-based .obj vertex indices, mean pose (3v, xyz interleaved), parent frame
+index, U rows, U columns, U, Q rows, Q columns, Q. Positions of group g at timestep t:
+TW[parent, t] (p + U Q[:, t]).
+
+The seed does not say whether U and Q are stored row- or column-major. `layout="auto"` decodes
+both and keeps the one whose animation is smoother in time and keeps edge lengths steadier; when
+the two readings are identical (rank 1, one frame) or too close to call it keeps column-major,
+the order of the format co-author's own matrix library (see docs/memg.md).
+"""
+
+import os
+import warnings
+
+import numpy as np
+
+from .atomic import atomic_write
+from .errors import ParseError
+from .mesh import GroupBasis, MeshAnimation
+from .obj import read_obj, write_obj
+
+LAYOUTS = ("column", "row")
+
+
+def read_memg(path, *, obj=None, layout="auto"):
+    """Read a .memg file and its .obj (default: same name, .obj) into a factored MeshAnimation.
+
+    layout  "column", "row" or "auto"; the result's `layout` says what was used and
+            `layout_scores` how rough each reading was (lower is smoother)
+    """
+    if layout not in ("auto",) + LAYOUTS:
+        raise ValueError(f"layout must be 'auto', 'column' or 'row', not {layout!r}")
+    obj = obj if obj is not None else os.path.splitext(str(path))[0] + ".obj"
+    if not os.path.exists(obj):
+        raise ParseError(path, f"no .obj beside it ({obj}); pass obj=...", offset=0)
+    mesh = read_obj(obj)
+    with open(path, "rb") as f:
+        data = f.read()
+    stream = _Stream(path, data)
+    fps, = stream.counts(1, "frame rate")
+    if fps <= 0:
+        raise ParseError(path, f"frame rate: expected a positive integer, found {fps}", offset=4)
+    frames, steps = stream.counts(2, "local frame count and timestep count")
+    if frames < 0 or steps < 0:
+        raise ParseError(path, f"negative local frame ({frames}) or timestep ({steps}) count", offset=8)
+    affines = stream.doubles(12 * frames * steps, f"{frames} x {steps} local frame transforms")
+    transforms = np.zeros((steps, frames, 4, 4))
+    transforms[..., :3, :] = affines.reshape(steps, frames, 3, 4)
+    transforms[..., 3, 3] = 1.0
+    transforms = transforms.transpose(1, 0, 2, 3)
+    raw = []
+    while not stream.done:
+        raw.append(_read_group(stream, mesh, frames, steps))
+    if stream.swapped:
+        warnings.warn(f"{path}: big-endian file (endian flag byte-swapped); read with swapped bytes", stacklevel=2)
+    scores = {name: _roughness(mesh, transforms, raw, name) for name in LAYOUTS} if layout == "auto" else {}
+    if layout == "auto":
+        layout = "row" if scores["row"] < 0.5 * scores["column"] else "column"
+    groups = [_group(g, layout) for g in raw]
+    animation = MeshAnimation(mesh, fps, groups=groups, transforms=transforms)
+    animation.layout, animation.layout_scores, animation.byte_swapped = layout, scores, stream.swapped
+    return animation
+
+
+class _Stream:
+    """Bounds-checked reads: every count is checked against the bytes left before allocating."""
+
+    def __init__(self, path, data):
+        self.path, self.data, self.offset = path, data, 0
+        if len(data) < 4:
+            raise ParseError(path, f"file too short for the endian flag ({len(data)} bytes)", offset=0)
+        flag = data[:4]
+        if int.from_bytes(flag, "little") == 1:
+            self.order = "<"
+        elif int.from_bytes(flag, "big") == 1:
+            self.order = ">"
+        else:
+            raise ParseError(path, f"endian flag: expected 1, found bytes {flag.hex()}", offset=0)
+        self.swapped = self.order == ">"
+        self.offset = 4
+
+    @property
+    def done(self):
+        return self.offset >= len(self.data)
+
+    def _take(self, count, size, dtype, field):
+        need = count * size
+        left = len(self.data) - self.offset
+        if count < 0 or need > left:
+            raise ParseError(self.path, f"{field}: needs {need} bytes, only {left} left (truncated or "
+                                        f"corrupted count)", offset=self.offset)
+        values = np.frombuffer(self.data, dtype=self.order + dtype, count=count, offset=self.offset)
+        self.offset += need
+        return values.astype(dtype[0] + str(size))
+
+    def ints(self, count, field):
+        return self._take(count, 4, "i4", field)
+
+    def counts(self, count, field):
+        """`count` integers as Python ints (products of counts must not overflow int32)."""
+        return [int(x) for x in self.ints(count, field)]
+
+    def doubles(self, count, field):
+        values = self._take(count, 8, "f8", field)
+        if not np.isfinite(values).all():
+            raise ParseError(self.path, f"{field}: non-finite value", offset=self.offset - 8 * count)
+        return values
+
+
+def _read_group(stream, mesh, frames, steps):
+    start = stream.offset
+    length, = stream.counts(1, "group name length")
+    if length <= 0:
+        raise ParseError(stream.path, f"group name length: expected a positive count, found {length}", offset=start)
+    name_bytes = stream._take(length, 1, "u1", "group name").tobytes()
+    name = name_bytes.decode("utf-8", errors="replace").rstrip("\0")
+    if name not in mesh.groups:
+        raise ParseError(stream.path, f"group {name!r} is not a group of the .obj "
+                                      f"({', '.join(sorted(mesh.groups)) or 'it has none'})", offset=start + 4)
+    at = stream.offset
+    count, = stream.counts(1, f"vertex count of group {name!r}")
+    mapping = stream.ints(count, f"vertex mapping of group {name!r}")
+    bad = np.flatnonzero((mapping < 1) | (mapping > len(mesh.vertices)))
+    if len(bad):
+        raise ParseError(stream.path, f"vertex mapping of group {name!r}: index {mapping[bad[0]]} is not an .obj "
+                                      f"vertex (1..{len(mesh.vertices)})", offset=at + 4 + 4 * bad[0])
+    mean = stream.doubles(3 * count, f"mean pose of group {name!r}")
+    at = stream.offset
+    parent, = stream.counts(1, f"parent frame of group {name!r}")
+    if not 0 <= parent < frames:
+        raise ParseError(stream.path, f"parent frame of group {name!r}: {parent} is not one of the {frames} "
+                                      "local frames", offset=at)
+    at = stream.offset
+    rows, columns = stream.counts(2, f"U size of group {name!r}")
+    if rows != 3 * count:
+        raise ParseError(stream.path, f"U of group {name!r}: {rows} rows, expected 3 x {count} vertices", offset=at)
+    basis = stream.doubles(rows * columns, f"U of group {name!r}")
+    at = stream.offset
+    q_rows, q_columns = stream.counts(2, f"Q size of group {name!r}")
+    if q_rows != columns:
+        raise ParseError(stream.path, f"Q of group {name!r}: {q_rows} rows, but U has {columns} columns", offset=at)
+    if q_columns != steps:
+        raise ParseError(stream.path, f"Q of group {name!r}: {q_columns} columns, expected {steps} timesteps",
+                         offset=at + 4)
+    coefficients = stream.doubles(q_rows * q_columns, f"Q of group {name!r}")
+    return name, mapping - 1, mean, parent, basis, coefficients, columns, steps
+
+
+def _group(raw, layout):
+    name, vertices, mean, parent, basis, coefficients, rank, steps = raw
+    rows = 3 * len(vertices)
+    if layout == "row":
+        u, q = basis.reshape(rows, rank), coefficients.reshape(rank, steps)
+    else:
+        u, q = basis.reshape(rank, rows).T, coefficients.reshape(steps, rank).T
+    return GroupBasis(name, vertices, mean, u.T.reshape(rank, -1, 3), q, parent)
+
+
+def _roughness(mesh, transforms, raw, layout, sample=64):
+    """How rough the animation decoded with `layout` is: mean squared frame-to-frame motion over the
+    motion's spread, plus the relative variation of edge lengths, on a sample of frames."""
+    edges = mesh.edges()
+    total = 0.0
+    for g in raw:
+        group = _group(g, layout)
+        steps = group.coefficients.shape[1]
+        if steps < 2 or group.rank == 0:
+            continue
+        frames = np.unique(np.linspace(0, steps - 1, min(steps, sample)).astype(int))
+        frames = np.unique(np.concatenate([frames, np.minimum(frames + 1, steps - 1)]))
+        local = group.local_positions(frames)
+        spread = np.mean((local - local.mean(axis=0)) ** 2) + 1e-300
+        step = np.mean(np.diff(local, axis=0) ** 2)
+        position = np.full(len(mesh.vertices), -1)
+        position[group.vertices] = np.arange(len(group.vertices))
+        inside = edges[(position[edges[:, 0]] >= 0) & (position[edges[:, 1]] >= 0)]
+        lengths = np.linalg.norm(local[:, position[inside[:, 0]]] - local[:, position[inside[:, 1]]], axis=-1)
+        stretch = np.mean(np.std(lengths, axis=0) / (np.mean(lengths, axis=0) + 1e-300)) if len(inside) else 0.0
+        total += step / spread + stretch
+    return total
+
+
+def write_memg(animation, path, *, obj=None, tolerance=1e-3, relative=True, grouping="groups", layout="column"):
+    """Write a MeshAnimation as .memg plus its .obj (default: same name, .obj), both atomically.
+
+    A dense animation is encoded first (see memg_encode.encode: tolerance, relative, grouping).
+    """
+    from .memg_encode import encode
+
+    if layout not in LAYOUTS:
+        raise ValueError(f"layout must be 'column' or 'row', not {layout!r}")
+    if not animation.factored:
+        animation = encode(animation.positions(), animation.mesh, animation.fps, tolerance=tolerance,
+                           relative=relative, grouping=grouping)
+    fps = int(round(animation.fps))
+    if fps <= 0 or abs(fps - animation.fps) > 1e-6 * animation.fps:
+        raise ValueError(f"the format stores whole frame rates; {animation.fps:g} fps cannot be written")
+    missing = [g.name for g in animation.groups if g.name not in animation.mesh.groups]
+    if missing:
+        raise ValueError(f"groups {missing} are not groups of the mesh")
+    obj = obj if obj is not None else os.path.splitext(str(path))[0] + ".obj"
+    parts = [np.array([1, fps, len(animation.transforms), animation.frame_count], dtype="<i4").tobytes(),
+             animation.transforms[..., :3, :].transpose(1, 0, 2, 3).astype("<f8").tobytes()]
+    for g in animation.groups:
+        name = g.name.encode("utf-8")
+        u = g.basis.reshape(g.rank, -1).T  # (3v, r)
+        parts += [np.array([len(name)], "<i4").tobytes(), name,
+                  np.array([len(g.vertices)], "<i4").tobytes(), (g.vertices + 1).astype("<i4").tobytes(),
+                  g.mean.astype("<f8").tobytes(), np.array([g.frame, u.shape[0], u.shape[1]], "<i4").tobytes(),
+                  (u if layout == "row" else u.T).astype("<f8").tobytes(),
+                  np.array([g.rank, animation.frame_count], "<i4").tobytes(),
+                  (g.coefficients if layout == "row" else g.coefficients.T).astype("<f8").tobytes()]
+    write_obj(animation.mesh, obj)
+    with atomic_write(path) as f:
+        for part in parts:
+            f.write(part)
+    return animation

@@ -1,0 +1,151 @@
+"""Meshes and mesh animations: a rest mesh plus positions per frame, dense or factored."""
+
+import numpy as np
+
+
+class Mesh:
+    """A polygon mesh as flat arrays (0-based indices).
+
+    vertices          (V, 3); colours (V, 3) or None
+    uvs, normals      (T, 2) and (N, 3)
+    face_sizes        (P,) corners per polygon; face_vertices (C,) the corners' vertex indices
+    face_uvs, face_normals
+                      (C,) uv / normal index per corner (-1 where a corner has none), or None
+    face_materials    (P,) index into `materials` (-1: none); material_libraries: mtllib names
+    groups            name -> (P_g,) indices of the faces in the group (a face may be in several)
+    objects           name -> (P_o,) indices of the faces of each `o` object
+    face_smooth       (P,) smoothing group (0: off)
+    """
+
+    def __init__(self, vertices, face_sizes=(), face_vertices=(), *, colours=None, uvs=None, normals=None,
+                 face_uvs=None, face_normals=None, face_materials=None, materials=(), material_libraries=(),
+                 groups=None, objects=None, face_smooth=None):
+        self.vertices = np.asarray(vertices, dtype=float).reshape(-1, 3)
+        self.face_sizes = np.asarray(face_sizes, dtype=np.intp).reshape(-1)
+        self.face_vertices = np.asarray(face_vertices, dtype=np.intp).reshape(-1)
+        self.colours = None if colours is None else np.asarray(colours, dtype=float).reshape(-1, 3)
+        self.uvs = np.zeros((0, 2)) if uvs is None else np.asarray(uvs, dtype=float).reshape(-1, 2)
+        self.normals = np.zeros((0, 3)) if normals is None else np.asarray(normals, dtype=float).reshape(-1, 3)
+        self.face_uvs = None if face_uvs is None else np.asarray(face_uvs, dtype=np.intp)
+        self.face_normals = None if face_normals is None else np.asarray(face_normals, dtype=np.intp)
+        faces = len(self.face_sizes)
+        self.face_materials = (np.full(faces, -1, dtype=np.intp) if face_materials is None
+                               else np.asarray(face_materials, dtype=np.intp))
+        self.face_smooth = np.zeros(faces, dtype=np.intp) if face_smooth is None else np.asarray(face_smooth, np.intp)
+        self.materials = list(materials)
+        self.material_libraries = list(material_libraries)
+        self.groups = {k: np.asarray(v, dtype=np.intp) for k, v in (groups or {}).items()}
+        self.objects = {k: np.asarray(v, dtype=np.intp) for k, v in (objects or {}).items()}
+        if self.face_sizes.sum() != len(self.face_vertices):
+            raise ValueError("face_sizes do not add up to the number of face corners")
+        if len(self.face_vertices) and (self.face_vertices.min() < 0 or self.face_vertices.max() >= len(self.vertices)):
+            raise ValueError("a face refers to a vertex that does not exist")
+
+    def __repr__(self):
+        return f"<Mesh {len(self.vertices)} vertices, {len(self.face_sizes)} faces, {len(self.groups)} groups>"
+
+    @property
+    def face_starts(self):
+        """(P,) offset of each polygon's first corner in the corner arrays."""
+        return np.concatenate([[0], np.cumsum(self.face_sizes)[:-1]]).astype(np.intp)
+
+    def group_vertices(self, name):
+        """Sorted unique vertex indices used by the faces of group `name`."""
+        faces = self.groups[name]
+        corners = np.repeat(self.face_starts[faces], self.face_sizes[faces]) + _ranges(self.face_sizes[faces])
+        return np.unique(self.face_vertices[corners])
+
+    def edges(self):
+        """(E, 2) unique undirected edges of the polygons."""
+        if not len(self.face_sizes):
+            return np.zeros((0, 2), dtype=np.intp)
+        nxt = np.arange(1, len(self.face_vertices) + 1)
+        ends = self.face_starts + self.face_sizes
+        nxt[ends - 1] = self.face_starts  # each polygon closes on its first corner
+        pairs = np.sort(np.stack([self.face_vertices, self.face_vertices[nxt]], axis=1), axis=1)
+        return np.unique(pairs, axis=0)
+
+
+def _ranges(sizes):
+    """0, 1, .., n-1 for every n in `sizes`, concatenated."""
+    total = int(np.sum(sizes))
+    starts = np.repeat(np.cumsum(sizes) - sizes, sizes)
+    return np.arange(total) - starts
+
+
+class GroupBasis:
+    """One group of a factored animation: positions(t) = TW[frame](mean + sum_i coefficients[i, t] basis[i]).
+
+    vertices      (v,) 0-based mesh vertex indices of the group's rows
+    mean          (v, 3) mean pose in the local frame
+    basis         (r, v, 3) basis vectors (columns of the file's U, de-interleaved)
+    coefficients  (r, F) per-frame weights (the file's Q)
+    frame         index of the local frame (rigid transform) that carries the group
+    """
+
+    def __init__(self, name, vertices, mean, basis, coefficients, frame):
+        self.name = name
+        self.vertices = np.asarray(vertices, dtype=np.intp)
+        self.mean = np.asarray(mean, dtype=float).reshape(-1, 3)
+        self.basis = np.asarray(basis, dtype=float).reshape(-1, len(self.vertices), 3)
+        self.coefficients = np.asarray(coefficients, dtype=float).reshape(len(self.basis), -1)
+        self.frame = int(frame)
+
+    @property
+    def rank(self):
+        return len(self.basis)
+
+    def local_positions(self, frames):
+        """(F, v, 3) positions in the group's local frame for the frame indices `frames`."""
+        weights = self.coefficients[:, frames].T  # (F, r)
+        return self.mean + (weights @ self.basis.reshape(self.rank, -1)).reshape(len(weights), -1, 3)
+
+
+class MeshAnimation:
+    """A mesh whose vertices move: dense positions (F, V, 3), or a factored form evaluated lazily.
+
+    mesh        the rest Mesh
+    fps         frames per second
+    positions   (F, V, 3) array for a dense animation, or None
+    groups      list of GroupBasis and `transforms` (k, F, 4, 4) for a factored one; vertices in
+                no group stay at their rest position, and where groups overlap the later one wins
+    """
+
+    def __init__(self, mesh, fps, positions=None, *, groups=None, transforms=None):
+        self.mesh = mesh
+        self.fps = float(fps)
+        self._positions = None if positions is None else np.asarray(positions, dtype=float)
+        self.groups = list(groups or [])
+        self.transforms = None if transforms is None else np.asarray(transforms, dtype=float)
+        if (self._positions is None) == (self.transforms is None):
+            raise ValueError("give either dense positions or groups with transforms")
+        if self._positions is not None and self._positions.shape[1:] != mesh.vertices.shape:
+            raise ValueError(f"positions {self._positions.shape} do not fit {len(mesh.vertices)} vertices")
+
+    def __repr__(self):
+        kind = "dense" if self._positions is not None else f"{len(self.groups)} groups"
+        return f"<MeshAnimation {len(self.mesh.vertices)} vertices x {self.frame_count} frames at {self.fps:g} fps, {kind}>"
+
+    @property
+    def frame_count(self):
+        return len(self._positions) if self._positions is not None else self.transforms.shape[1]
+
+    @property
+    def factored(self):
+        return self._positions is None
+
+    def positions(self, frames=None):
+        """(F, V, 3) vertex positions in mesh vertex order for `frames` (None: all; an int, a
+        slice or an index array); only the frames asked for are computed."""
+        index = np.arange(self.frame_count)[slice(None) if frames is None else frames]
+        single = np.ndim(index) == 0
+        index = np.atleast_1d(index)
+        if self._positions is not None:
+            out = self._positions[index]
+        else:
+            out = np.broadcast_to(self.mesh.vertices, (len(index),) + self.mesh.vertices.shape).copy()
+            for group in self.groups:
+                local = group.local_positions(index)
+                transform = self.transforms[group.frame, index]  # (F, 4, 4)
+                out[:, group.vertices] = local @ transform[:, :3, :3].swapaxes(1, 2) + transform[:, None, :3, 3]
+        return out[0] if single else out

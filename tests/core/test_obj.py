@@ -1,0 +1,96 @@
+"""OBJ reading and writing: every face form, groups, materials, errors with line numbers."""
+
+import numpy as np
+import pytest
+
+from mocap_io import core
+
+SAMPLE = """# comment\r
+mtllib scene.mtl\r
+o body\r
+v 0 0 0 1 0 0\r
+v 1 0 0 0 1 0\r
+v 1 1 0 0 0 1\r
+v 0 1 0 1 1 1\r
+vt 0 0\r
+vt 1 0\r
+vt 1 1\r
+vn 0 0 1\r
+g left shared\r
+usemtl red\r
+s 1\r
+f 1/1/1 2/2/1 3/3/1\r
+g right shared\r
+usemtl blue\r
+s off\r
+f -4//1 -2//1 -1//1\r
+f 1/1 3/3 4/2\r
+f 2 3 4 1\r
+"""
+
+
+def read(tmp_path, text, name="m.obj"):
+    (tmp_path / name).write_bytes(text.encode() if isinstance(text, str) else text)
+    return core.read(tmp_path / name)
+
+
+def test_every_statement(tmp_path):
+    m = read(tmp_path, SAMPLE)
+    assert len(m.vertices) == 4 and m.colours is not None and m.colours[2].tolist() == [0, 0, 1]
+    assert m.face_sizes.tolist() == [3, 3, 3, 4]
+    assert m.face_vertices.tolist() == [0, 1, 2, 0, 2, 3, 0, 2, 3, 1, 2, 3, 0]  # negative indices resolved
+    assert m.face_uvs.tolist()[:9] == [0, 1, 2, -1, -1, -1, 0, 2, 1]
+    assert m.face_normals.tolist()[:6] == [0, 0, 0, 0, 0, 0]
+    assert {k: v.tolist() for k, v in m.groups.items()} == {"left": [0], "shared": [0, 1, 2, 3], "right": [1, 2, 3]}
+    assert m.materials == ["red", "blue"] and m.face_materials.tolist() == [0, 1, 1, 1]
+    assert m.material_libraries == ["scene.mtl"] and list(m.objects) == ["body"]
+    assert m.face_smooth.tolist() == [1, 0, 0, 0]
+    assert m.group_vertices("left").tolist() == [0, 1, 2]
+    assert len(m.edges()) == 5
+
+
+def test_write_read_round_trip(tmp_path):
+    m = read(tmp_path, SAMPLE)
+    core.write(m, tmp_path / "out.obj")
+    back = core.read(tmp_path / "out.obj")
+    for name in ("vertices", "colours", "uvs", "normals", "face_sizes", "face_vertices", "face_uvs",
+                 "face_normals", "face_materials", "face_smooth"):
+        np.testing.assert_array_equal(getattr(back, name), getattr(m, name), err_msg=name)
+    assert {k: v.tolist() for k, v in back.groups.items()} == {k: v.tolist() for k, v in m.groups.items()}
+    assert back.materials == m.materials and back.material_libraries == m.material_libraries
+
+
+@pytest.mark.parametrize("bad, what", [
+    ("f 1 2 9", "v index 9 out of range (1..4)"),  # forward references count
+    ("f 1 2", "at least 3 corners"),
+    ("f 1 2 x", "not an index"),
+    ("f 1/5 2 3", "vt index 5 out of range"),
+    ("f 0 1 2", "v index 0 out of range"),
+    ("f -4 1 2", "v index -4 out of range"),
+    ("f 1/1/1/1 2 3", "bad face corner"),
+])
+def test_face_errors_name_the_line(tmp_path, bad, what):
+    with pytest.raises(core.ParseError) as info:
+        read(tmp_path, "v 0 0 0\nv 1 0 0\nv 0 1 0\n" + bad + "\nv 5 5 5\n")
+    assert what in str(info.value) and info.value.line == 4
+
+
+def test_vertex_errors(tmp_path):
+    with pytest.raises(core.ParseError) as info:
+        read(tmp_path, "v 0 0 0\nv 1 x 0\n")
+    assert info.value.line == 2 and "expected numbers" in str(info.value)
+    with pytest.raises(core.ParseError) as info:
+        read(tmp_path, "v 0 0 0\nv 1 0\n")
+    assert info.value.line == 2 and "'v' needs 3 to 7 numbers, found 2" in str(info.value)
+
+
+def test_a_large_mesh_reads_in_bulk(tmp_path):
+    n = 120
+    xs, ys = np.meshgrid(np.arange(n), np.arange(n))
+    vertices = np.stack([xs.ravel(), ys.ravel(), np.zeros(n * n)], 1)
+    q = (np.arange(n - 1)[:, None] * n + np.arange(n - 1)[None, :]).ravel()
+    mesh = core.mesh.Mesh(vertices, np.full(len(q), 4), np.stack([q, q + 1, q + n + 1, q + n], 1).ravel())
+    core.write(mesh, tmp_path / "grid.obj")
+    back = core.read(tmp_path / "grid.obj")
+    np.testing.assert_array_equal(back.face_vertices, mesh.face_vertices)
+    np.testing.assert_array_equal(back.vertices, vertices)
