@@ -3,9 +3,9 @@ Nothing here parses a file; nothing in core knows Blender."""
 
 import bpy
 
-from . import bvh_ops
+from . import bvh_ops, memg_ops
 
-_MODULES = (bvh_ops,)
+_MODULES = (bvh_ops, memg_ops)
 
 
 def register():

@@ -29,5 +29,8 @@ def read(path, **options):
 
 
 def write(data, path, **options):
-    """Write `data` (a Motion, Mesh or MeshAnimation) to `path`; the writer is chosen by extension."""
-    _entry(path, 1, "write")(data, path, **options)
+    """Write `data` (a Motion, Mesh or MeshAnimation) to `path`; the writer is chosen by extension.
+
+    Returns what the writer returns (for .memg: the encoded MeshAnimation, with its `max_error`).
+    """
+    return _entry(path, 1, "write")(data, path, **options)

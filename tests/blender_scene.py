@@ -31,3 +31,16 @@ def data_counts():
     """Names of every data-block in the collections an import may touch."""
     return {name: sorted(b.name for b in getattr(bpy.data, name))
             for name in ("objects", "armatures", "actions", "meshes", "materials", "collections")}
+
+
+def evaluated_vertices(obj, frame):
+    """(V, 3) vertices of the evaluated mesh (shape keys, modifiers) at `frame`, object space."""
+    bpy.context.scene.frame_set(frame)
+    evaluated = obj.evaluated_get(bpy.context.evaluated_depsgraph_get())
+    mesh = evaluated.to_mesh()
+    try:
+        flat = np.empty(3 * len(mesh.vertices), dtype=np.float32)
+        mesh.vertices.foreach_get("co", flat)
+    finally:
+        evaluated.to_mesh_clear()
+    return flat.reshape(-1, 3).astype(float)

@@ -1,0 +1,284 @@
+"""Mesh-ensemble (.obj + .memg) import/export: operators, menus, drag-and-drop, and the plain
+functions behind them (`import_memg`, `export_memg`)."""
+
+import os
+
+import bpy
+import numpy as np
+from bpy.props import EnumProperty, FloatProperty, IntProperty, StringProperty
+from bpy_extras.io_utils import ExportHelper, ImportHelper
+
+from .. import core
+from ..core import rotations
+from ..core.pc2 import write_pc2
+from . import compat
+from .mesh_build import add_vertex_groups, build_mesh, mesh_from_blender
+from .progress import progress
+from .transaction import all_or_nothing
+from .units import AXES, axis_matrix, scene_rate
+
+
+def import_memg(context, path, *, mode="BASIS", obj_path="", layout="auto", axis_forward="-Z", axis_up="Y",
+                frame_start=1, set_frame_rate=True):
+    """Import a mesh ensemble; returns (the mesh object, messages). All or nothing.
+
+    mode "BASIS": one shape key per basis vector with animated values and one bone per group
+    carrying its rigid motion (exact and compact); "BAKED": a PC2 cache beside the file, played
+    by a Mesh Cache modifier. The mesh keeps the file's coordinates; the axis conversion is the
+    object's (or armature's) transform.
+    """
+    animation = core.read(path, obj=obj_path or None, layout=layout)
+    messages = [f"U and Q read {animation.layout}-major" + (" (byte-swapped file)" if animation.byte_swapped else "")]
+    name = os.path.splitext(os.path.basename(path))[0]
+    scene = context.scene
+    if set_frame_rate:
+        scene.render.fps, scene.render.fps_base = scene_rate(animation.fps)
+    frames = frame_start + np.arange(animation.frame_count)
+    axes = np.eye(4)
+    axes[:3, :3] = axis_matrix(axis_forward, axis_up)
+    with all_or_nothing(context), progress(context, len(animation.groups) + 1, "Importing mesh ensemble") as step:
+        if mode == "BAKED":
+            obj = _baked(context, animation, path, name, frame_start)
+            obj.matrix_world = axes.T.tolist()
+            messages.append(f"cache written to {os.path.splitext(path)[0] + '.pc2'}")
+        else:
+            obj = _basis(context, animation, name, frames, step)
+            obj.parent.matrix_world = axes.T.tolist()
+        step(len(animation.groups) + 1)
+    scene.frame_start, scene.frame_end = frame_start, frame_start + max(animation.frame_count - 1, 0)
+    return obj, messages
+
+
+def _link(context, name, data):
+    obj = bpy.data.objects.new(name, data)
+    context.collection.objects.link(obj)
+    return obj
+
+
+def _owners(animation):
+    """Per group, the vertices it finally positions (a later group wins a shared vertex)."""
+    owner = np.full(len(animation.mesh.vertices), -1)
+    for g, group in enumerate(animation.groups):
+        owner[group.vertices] = g
+    return [np.flatnonzero(owner == g) for g in range(len(animation.groups))]
+
+
+def _basis(context, animation, name, frames, step):
+    mesh = animation.mesh
+    owned = _owners(animation)
+    rest = mesh.vertices.copy()
+    for group in animation.groups:  # grouped vertices rest at their local mean pose
+        rest[group.vertices] = group.mean
+    obj = _link(context, name, build_mesh(mesh, name, rest))
+    add_vertex_groups(obj, [(g.name, v) for g, v in zip(animation.groups, owned)])
+    add_vertex_groups(obj, [(n, mesh.group_vertices(n)) for n in mesh.groups
+                            if n not in {g.name for g in animation.groups}])
+    armature = bpy.data.armatures.new(name + "_frames")
+    rig = _link(context, name + "_frames", armature)
+    context.view_layer.objects.active = rig
+    bpy.ops.object.mode_set(mode="EDIT")
+    try:
+        size = max(float(np.ptp(mesh.vertices, axis=0).max()) * 0.05, 1e-3) if len(mesh.vertices) else 0.1
+        for group in animation.groups:  # rest at the identity: the pose is the group's transform
+            bone = armature.edit_bones.new(group.name)
+            bone.head, bone.tail, bone.roll = (0, 0, 0), (0, size, 0), 0.0
+    finally:
+        bpy.ops.object.mode_set(mode="OBJECT")
+    obj.parent = rig
+    modifier = obj.modifiers.new("Ensemble frames", "ARMATURE")
+    modifier.object = rig
+    _, rig_curves = compat.new_action(rig, name + "_frames")
+    obj.shape_key_add(name="Basis", from_mix=False)
+    keyed = []
+    for g, group in enumerate(animation.groups):
+        path = f'pose.bones["{bpy.utils.escape_identifier(group.name)}"]'
+        rig.pose.bones[group.name].rotation_mode = "QUATERNION"
+        translation, rotation, scale = rotations.decompose_trs(animation.transforms[group.frame])
+        values = {"location": translation, "rotation_quaternion":
+                  rotations.quat_continuity(rotations.matrix_to_quat(rotation)), "scale": scale}
+        for prop, table in values.items():
+            for i in range(table.shape[1]):
+                compat.add_keys(rig_curves, f"{path}.{prop}", i, group.name, frames, table[:, i])
+        local = np.zeros((len(mesh.vertices), 3))
+        row_of = np.zeros(len(mesh.vertices), dtype=np.intp)
+        row_of[group.vertices] = np.arange(len(group.vertices))  # a vertex listed twice: its last row
+        rows = row_of[owned[g]]
+        for i in range(group.rank):
+            weights = group.coefficients[i]
+            reach = float(np.abs(weights).max()) or 1.0  # key values stay within [-1, 1]
+            key = obj.shape_key_add(name=f"{group.name}.{i}", from_mix=False)
+            key.slider_min, key.slider_max = -1.0, 1.0
+            local[:] = rest
+            local[owned[g]] += reach * group.basis[i, rows]
+            key.data.foreach_set("co", local.astype(np.float32).ravel())
+            keyed.append((key.name, weights / reach))
+        step(g + 1, group.name)
+    if keyed:
+        _, key_curves = compat.new_action(obj.data.shape_keys, name + "_weights")
+        for key_name, values in keyed:
+            compat.add_keys(key_curves, f'key_blocks["{bpy.utils.escape_identifier(key_name)}"].value', 0,
+                            "Weights", frames, values)
+    return obj
+
+
+def _baked(context, animation, path, name, frame_start):
+    cache = os.path.splitext(path)[0] + ".pc2"
+    write_pc2(cache, animation.positions())
+    obj = _link(context, name, build_mesh(animation.mesh, name))
+    add_vertex_groups(obj, [(n, animation.mesh.group_vertices(n)) for n in animation.mesh.groups])
+    modifier = obj.modifiers.new("Ensemble cache", "MESH_CACHE")
+    modifier.cache_format = "PC2"
+    modifier.filepath = cache
+    modifier.frame_start = frame_start
+    return obj
+
+
+def export_memg(context, obj, path, *, frame_start=None, frame_end=None, tolerance=1e-3, relative=True,
+                grouping="components"):
+    """Encode the evaluated mesh of `obj` over the frame range (scene range by default) and write
+    .memg + .obj; returns the encoded MeshAnimation."""
+    scene = context.scene
+    first = scene.frame_start if frame_start is None else frame_start
+    last = scene.frame_end if frame_end is None else frame_end
+    current = scene.frame_current
+    depsgraph = context.evaluated_depsgraph_get()
+    positions, topology = [], None
+    try:
+        with progress(context, last - first + 1, "Sampling mesh") as step:
+            for frame in range(first, last + 1):
+                scene.frame_set(frame)
+                evaluated = obj.evaluated_get(depsgraph)
+                data = evaluated.to_mesh()
+                try:
+                    flat = np.empty(3 * len(data.vertices), dtype=np.float32)
+                    data.vertices.foreach_get("co", flat)
+                    if topology is None:
+                        topology = mesh_from_blender(data)
+                    elif len(flat) != 3 * len(topology.vertices):
+                        raise ValueError(f"the vertex count changes at frame {frame}: a mesh ensemble needs fixed topology")
+                    positions.append(flat.reshape(-1, 3).astype(float))
+                finally:
+                    evaluated.to_mesh_clear()
+                step(frame - first + 1, f"frame {frame}")
+    finally:
+        scene.frame_set(current)
+    if topology is None:
+        raise ValueError("the frame range is empty")
+    if grouping == "groups":
+        topology.groups = _face_groups(obj, topology)
+    fps = scene.render.fps / scene.render.fps_base
+    dense = core.mesh.MeshAnimation(topology, fps, np.array(positions))
+    return core.write(dense, path, tolerance=tolerance, relative=relative,
+                      grouping="groups" if topology.groups else "components")
+
+
+def _face_groups(obj, mesh):
+    """Faces whose corners all lie in a vertex group, per vertex group (for the .obj groups)."""
+    groups = {}
+    starts = mesh.face_starts
+    for group in obj.vertex_groups:
+        members = np.zeros(len(mesh.vertices), dtype=bool)
+        members[[v.index for v in obj.data.vertices if any(e.group == group.index for e in v.groups)]] = True
+        inside = np.logical_and.reduceat(members[mesh.face_vertices], starts) if len(starts) else np.zeros(0, bool)
+        if inside.any():
+            groups[group.name] = np.flatnonzero(inside)
+    return groups
+
+
+class ImportMEMG(bpy.types.Operator, ImportHelper):
+    """Import a mesh ensemble (.memg with its .obj) as an animated mesh"""
+    bl_idname = "import_mesh.memg"
+    bl_label = "Import Mesh Ensemble (Mocap I/O)"
+    bl_options = {"REGISTER", "UNDO", "PRESET"}
+
+    filename_ext = ".memg"
+    filter_glob: StringProperty(default="*.memg", options={"HIDDEN"})
+    mode: EnumProperty(name="Mode", default="BASIS", items=[
+        ("BASIS", "Basis", "Exact and compact: one shape key per basis vector with animated values, "
+                           "one bone per group for its rigid motion"),
+        ("BAKED", "Baked", "Plain vertex data: a .pc2 cache beside the file, played by a Mesh Cache modifier")],
+        description="How the animation is built")
+    obj_path: StringProperty(name="OBJ", default="", subtype="FILE_PATH",
+                             description="The static mesh (default: the .obj of the same name beside the file)")
+    layout: EnumProperty(name="Matrix Order", default="auto", items=[
+        ("auto", "Detect", "Decode both orders of U and Q and keep the smoother animation"),
+        ("column", "Column-major", "U and Q stored column by column"),
+        ("row", "Row-major", "U and Q stored row by row")],
+        description="Storage order of the basis and coefficient matrices (the format does not say)")
+    axis_forward: EnumProperty(name="Forward", items=AXES, default="-Z", description="The file's forward axis")
+    axis_up: EnumProperty(name="Up", items=AXES, default="Y", description="The file's up axis")
+    frame_start: IntProperty(name="Start Frame", default=1, description="Scene frame of the first timestep")
+
+    def invoke(self, context, event):
+        if self.filepath:
+            return self.invoke_popup(context) if hasattr(self, "invoke_popup") else self.execute(context)
+        return ImportHelper.invoke(self, context, event)
+
+    def execute(self, context):
+        options = self.as_keywords(ignore=("filepath", "filter_glob"))
+        try:
+            obj, messages = import_memg(context, self.filepath, **options)
+        except (core.ParseError, OSError, ValueError) as error:
+            self.report({"ERROR"}, str(error))
+            return {"CANCELLED"}
+        for message in messages:
+            self.report({"INFO"}, message)
+        return {"FINISHED"}
+
+
+class ExportMEMG(bpy.types.Operator, ExportHelper):
+    """Export the active mesh's animation (shape keys, armature, modifiers: as evaluated) as a mesh ensemble"""
+    bl_idname = "export_mesh.memg"
+    bl_label = "Export Mesh Ensemble (Mocap I/O)"
+    bl_options = {"REGISTER", "PRESET"}
+
+    filename_ext = ".memg"
+    filter_glob: StringProperty(default="*.memg", options={"HIDDEN"})
+    tolerance: FloatProperty(name="Tolerance", default=1e-3, min=1e-9, max=1.0, precision=6,
+                             description="Largest allowed distance between an exported and a shown vertex")
+    relative: EnumProperty(name="Tolerance Is", default="RELATIVE", items=[
+        ("RELATIVE", "Relative", "A fraction of the animation's bounding-box diagonal"),
+        ("ABSOLUTE", "Absolute", "A distance in Blender units")], description="How the tolerance is measured")
+    grouping: EnumProperty(name="Groups", default="components", items=[
+        ("components", "Connected Parts", "One group (rigid frame + basis) per connected part of the mesh"),
+        ("groups", "Vertex Groups", "One group per vertex group (faces entirely inside it)")],
+        description="How the mesh is split into groups")
+
+    @classmethod
+    def poll(cls, context):
+        return context.active_object is not None and context.active_object.type == "MESH"
+
+    def execute(self, context):
+        try:
+            animation = export_memg(context, context.active_object, self.filepath, tolerance=self.tolerance,
+                                    relative=self.relative == "RELATIVE", grouping=self.grouping)
+        except (OSError, ValueError) as error:
+            self.report({"ERROR"}, str(error))
+            return {"CANCELLED"}
+        ranks = sum(g.rank for g in animation.groups)
+        self.report({"INFO"}, f"Exported {animation.frame_count} frames: {len(animation.groups)} groups, "
+                              f"{ranks} basis vectors, largest error {animation.max_error:.3g}")
+        return {"FINISHED"}
+
+
+class MOCAP_FH_memg(bpy.types.FileHandler):
+    bl_idname = "MOCAP_FH_memg"
+    bl_label = "Mesh Ensemble (Mocap I/O)"
+    bl_import_operator = ImportMEMG.bl_idname
+    bl_file_extensions = ".memg"
+
+    @classmethod
+    def poll_drop(cls, context):
+        return context.area is not None and context.area.type == "VIEW_3D"
+
+
+def _import_menu(self, context):
+    self.layout.operator(ImportMEMG.bl_idname, text="Mesh Ensemble (Mocap I/O) (.memg)")
+
+
+def _export_menu(self, context):
+    self.layout.operator(ExportMEMG.bl_idname, text="Mesh Ensemble (Mocap I/O) (.memg)")
+
+
+CLASSES = (ImportMEMG, ExportMEMG, MOCAP_FH_memg)
+MENUS = ((bpy.types.TOPBAR_MT_file_import, _import_menu), (bpy.types.TOPBAR_MT_file_export, _export_menu))

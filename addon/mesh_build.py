@@ -1,0 +1,70 @@
+"""Build Blender meshes from a core Mesh, and read Blender meshes back into one."""
+
+import bpy
+import numpy as np
+
+from ..core.mesh import Mesh
+
+
+def build_mesh(mesh, name, vertices=None):
+    """A new bpy.types.Mesh with the topology, uvs, normals, materials, smoothing and colours of a
+    core Mesh (vertex positions from `vertices` if given)."""
+    data = bpy.data.meshes.new(name)
+    positions = mesh.vertices if vertices is None else vertices
+    data.vertices.add(len(positions))
+    data.vertices.foreach_set("co", np.asarray(positions, dtype=np.float32).ravel())
+    data.loops.add(len(mesh.face_vertices))
+    data.loops.foreach_set("vertex_index", mesh.face_vertices.astype(np.int32))
+    data.polygons.add(len(mesh.face_sizes))
+    data.polygons.foreach_set("loop_start", mesh.face_starts.astype(np.int32))
+    data.polygons.foreach_set("use_smooth", mesh.face_smooth > 0)
+    if mesh.face_uvs is not None and len(mesh.uvs):
+        layer = data.uv_layers.new(name="UVMap")
+        uv = mesh.uvs[np.maximum(mesh.face_uvs, 0)]
+        uv[mesh.face_uvs < 0] = 0.0
+        layer.data.foreach_set("uv", uv.astype(np.float32).ravel())
+    for material in mesh.materials:
+        data.materials.append(bpy.data.materials.get(material) or bpy.data.materials.new(material))
+    if mesh.materials:
+        data.polygons.foreach_set("material_index", np.maximum(mesh.face_materials, 0).astype(np.int32))
+    if mesh.colours is not None:
+        attribute = data.color_attributes.new("Col", "FLOAT_COLOR", "POINT")
+        rgba = np.hstack([mesh.colours, np.ones((len(mesh.colours), 1))]).astype(np.float32)
+        attribute.data.foreach_set("color", rgba.ravel())
+    data.update()
+    if mesh.face_normals is not None and len(mesh.normals):
+        normals = mesh.normals[np.maximum(mesh.face_normals, 0)]
+        data.normals_split_custom_set(normals.tolist())
+    data.validate(clean_customdata=False)
+    return data
+
+
+def add_vertex_groups(obj, groups):
+    """A vertex group per (name, vertex indices), weight 1."""
+    for name, vertices in groups:
+        obj.vertex_groups.new(name=name).add(np.asarray(vertices).tolist(), 1.0, "REPLACE")
+
+
+def mesh_from_blender(data):
+    """A core Mesh of a bpy Mesh's topology (positions as they are), uvs and materials."""
+    count = len(data.vertices)
+    vertices = np.empty(3 * count, dtype=np.float32)
+    data.vertices.foreach_get("co", vertices)
+    starts = np.empty(len(data.polygons), dtype=np.int32)
+    sizes = np.empty(len(data.polygons), dtype=np.int32)
+    data.polygons.foreach_get("loop_start", starts)
+    data.polygons.foreach_get("loop_total", sizes)
+    corners = np.empty(len(data.loops), dtype=np.int32)
+    data.loops.foreach_get("vertex_index", corners)
+    order = np.concatenate([np.arange(s, s + n) for s, n in zip(starts, sizes)]) if len(starts) else corners
+    uvs, face_uvs = None, None
+    if data.uv_layers.active is not None:
+        uv = np.empty(2 * len(data.loops), dtype=np.float32)
+        data.uv_layers.active.data.foreach_get("uv", uv)
+        uvs = uv.reshape(-1, 2)[order].astype(float)
+        face_uvs = np.arange(len(order))
+    materials = np.empty(len(data.polygons), dtype=np.int32)
+    data.polygons.foreach_get("material_index", materials)
+    names = [m.name if m else "" for m in data.materials]
+    return Mesh(vertices.reshape(-1, 3), sizes, corners[order], uvs=uvs, face_uvs=face_uvs,
+                face_materials=materials if names else None, materials=names)

@@ -1,0 +1,92 @@
+"""Mesh-ensemble import/export in Blender: the evaluated mesh equals the core's decoding."""
+
+import numpy as np
+import pytest
+
+from blender_scene import bpy, data_counts, evaluated_vertices, fresh_scene
+from ensemble_samples import two_bars
+from mocap_io import core
+from mocap_io.addon.memg_ops import export_memg, import_memg
+
+
+@pytest.fixture()
+def ensemble(tmp_path):
+    animation = two_bars()
+    core.write(animation, tmp_path / "bars.memg")
+    return tmp_path / "bars.memg", animation
+
+
+def diagonal(positions):
+    return np.linalg.norm(np.ptp(positions.reshape(-1, 3), axis=0))
+
+
+@pytest.mark.parametrize("mode", ["BASIS", "BAKED"])
+def test_imported_mesh_plays_the_decoded_animation(ensemble, mode):
+    path, animation = ensemble
+    fresh_scene()
+    assert bpy.ops.import_mesh.memg(filepath=str(path), mode=mode) == {"FINISHED"}
+    obj = bpy.data.objects["bars"]
+    expected = animation.positions()
+    for frame in (0, 1, 17, animation.frame_count - 1):
+        np.testing.assert_allclose(evaluated_vertices(obj, 1 + frame), expected[frame],
+                                   atol=1e-5 * diagonal(expected))
+    assert {"left", "right"} <= set(obj.vertex_groups.keys())
+    assert bpy.context.scene.render.fps == 24 and bpy.context.scene.frame_end == animation.frame_count
+    if mode == "BASIS":  # compact: a key per basis vector, not per frame
+        assert len(obj.data.shape_keys.key_blocks) == 1 + 4
+        assert all(-1 <= k.slider_min and k.slider_max <= 1 for k in obj.data.shape_keys.key_blocks[1:])
+        assert [b.name for b in obj.parent.data.bones] == ["left", "right"]
+    else:
+        assert obj.modifiers[0].type == "MESH_CACHE" and path.with_suffix(".pc2").exists()
+
+
+def test_export_round_trip_meets_the_tolerance(ensemble, tmp_path):
+    path, animation = ensemble
+    fresh_scene()
+    obj, _ = import_memg(bpy.context, str(path))
+    shown = np.array([evaluated_vertices(obj, 1 + f) for f in range(animation.frame_count)])
+    for tolerance in (1e-3, 1e-5):
+        encoded = export_memg(bpy.context, obj, str(tmp_path / "out.memg"), tolerance=tolerance)
+        back = core.read(tmp_path / "out.memg")
+        error = np.linalg.norm(back.positions() - shown, axis=-1).max()
+        assert error <= tolerance * diagonal(shown) * (1 + 1e-6)
+        assert encoded.frame_count == animation.frame_count
+
+
+def test_export_of_a_shape_key_animation_by_vertex_groups(tmp_path):
+    fresh_scene()
+    bpy.ops.mesh.primitive_uv_sphere_add(segments=16, ring_count=8)
+    sphere = bpy.context.object
+    sphere.vertex_groups.new(name="all").add(list(range(len(sphere.data.vertices))), 1.0, "REPLACE")
+    sphere.shape_key_add(name="Basis")
+    key = sphere.shape_key_add(name="squash")
+    flat = np.empty(3 * len(key.data), dtype=np.float32)
+    key.data.foreach_get("co", flat)
+    flat[2::3] *= 0.3
+    key.data.foreach_set("co", flat)
+    for frame, value in ((1, 0.0), (10, 1.0), (20, 0.2)):
+        key.value = value
+        key.keyframe_insert("value", frame=frame)
+    bpy.context.scene.frame_start, bpy.context.scene.frame_end = 1, 20
+    export_memg(bpy.context, sphere, str(tmp_path / "sphere.memg"), tolerance=1e-4, grouping="groups")
+    back = core.read(tmp_path / "sphere.memg")
+    assert [g.name for g in back.groups] == ["all"]
+    shown = np.array([evaluated_vertices(sphere, f) for f in range(1, 21)])
+    assert np.linalg.norm(back.positions() - shown, axis=-1).max() <= 1e-4 * diagonal(shown) * (1 + 1e-6)
+
+
+def test_a_corrupt_file_leaves_nothing(ensemble):
+    path, _ = ensemble
+    data = path.read_bytes()
+    path.write_bytes(data[:-100])
+    fresh_scene()
+    before = data_counts()
+    with pytest.raises(RuntimeError, match=r"bars\.memg, byte \d+: Q of group 'right'"):
+        bpy.ops.import_mesh.memg(filepath=str(path))
+    assert data_counts() == before
+
+
+def test_file_handler_registered():
+    fresh_scene()
+    handler = bpy.types.FileHandler.bl_rna_get_subclass_py("MOCAP_FH_memg")
+    assert handler is not None and handler.bl_file_extensions == ".memg"
