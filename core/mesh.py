@@ -101,6 +101,9 @@ class GroupBasis:
         return self.mean + (weights @ self.basis.reshape(self.rank, -1)).reshape(len(weights), -1, 3)
 
 
+_BLOCK = 1 << 18  # numbers decoded per block of frames (2 MB: stays in cache)
+
+
 class MeshAnimation:
     """A mesh whose vertices move: dense positions (F, V, 3), or a factored form evaluated lazily.
 
@@ -143,9 +146,23 @@ class MeshAnimation:
         if self._positions is not None:
             out = self._positions[index]
         else:
-            out = np.broadcast_to(self.mesh.vertices, (len(index),) + self.mesh.vertices.shape).copy()
+            out = np.empty((len(index),) + self.mesh.vertices.shape)
+            still = np.ones(len(self.mesh.vertices), dtype=bool)
             for group in self.groups:
-                local = group.local_positions(index)
-                transform = self.transforms[group.frame, index]  # (F, 4, 4)
-                out[:, group.vertices] = local @ transform[:, :3, :3].swapaxes(1, 2) + transform[:, None, :3, 3]
+                still[group.vertices] = False
+            out[:, still] = self.mesh.vertices[still]
+            step = max(1, _BLOCK // max(1, 3 * len(self.mesh.vertices)))  # frames per cache-sized block
+            for group in self.groups:
+                # world[f, j] = sum_k,i R[f, j, k] w[i, f] B[i, :, k] with B = (mean, basis), w = (1, Q):
+                # the rigid transform folds into the weights, so a block of frames is one GEMM
+                components = np.concatenate([group.mean[None], group.basis])  # (r+1, v, 3)
+                stacked = components.transpose(2, 0, 1).reshape(-1, len(group.vertices))  # (3(r+1), v)
+                weights = np.vstack([np.ones((1, group.coefficients.shape[1])), group.coefficients])
+                for start in range(0, len(index), step):
+                    block = index[start:start + step]
+                    transform = self.transforms[group.frame, block]  # (f, 4, 4)
+                    mixed = transform[:, :3, :3, None] * weights[:, block].T[:, None, None, :]  # (f, 3, 3, r+1)
+                    world = (mixed.reshape(-1, stacked.shape[0]) @ stacked).reshape(len(block), 3, -1)
+                    world += transform[:, :3, 3, None]
+                    out[start:start + step, group.vertices] = world.transpose(0, 2, 1)
         return out[0] if single else out
