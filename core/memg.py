@@ -157,7 +157,7 @@ def _group(raw, layout):
         u, q = basis.reshape(rows, rank), coefficients.reshape(rank, steps)
     else:
         u, q = basis.reshape(rank, rows).T, coefficients.reshape(steps, rank).T
-    return GroupBasis(name, vertices, mean, u.T.reshape(rank, -1, 3), q, parent)
+    return GroupBasis(name, vertices, mean, u.T.reshape(rank, len(vertices), 3), q, parent)
 
 
 def _roughness(mesh, transforms, raw, layout, sample=64):
@@ -207,7 +207,7 @@ def write_memg(animation, path, *, obj=None, tolerance=1e-3, relative=True, grou
              animation.transforms[..., :3, :].transpose(1, 0, 2, 3).astype("<f8").tobytes()]
     for g in animation.groups:
         name = g.name.encode("utf-8")
-        u = g.basis.reshape(g.rank, -1).T  # (3v, r)
+        u = g.basis.reshape(g.rank, 3 * len(g.vertices)).T  # (3v, r)
         parts += [np.array([len(name)], "<i4").tobytes(), name,
                   np.array([len(g.vertices)], "<i4").tobytes(), (g.vertices + 1).astype("<i4").tobytes(),
                   g.mean.astype("<f8").tobytes(), np.array([g.frame, u.shape[0], u.shape[1]], "<i4").tobytes(),

@@ -87,8 +87,10 @@ class GroupBasis:
         self.name = name
         self.vertices = np.asarray(vertices, dtype=np.intp)
         self.mean = np.asarray(mean, dtype=float).reshape(-1, 3)
-        self.basis = np.asarray(basis, dtype=float).reshape(-1, len(self.vertices), 3)
-        self.coefficients = np.asarray(coefficients, dtype=float).reshape(len(self.basis), -1)
+        self.basis = np.asarray(basis, dtype=float).reshape(len(basis), len(self.vertices), 3)
+        self.coefficients = np.asarray(coefficients, dtype=float)
+        if self.coefficients.ndim != 2 or len(self.coefficients) != len(self.basis):
+            raise ValueError(f"coefficients {self.coefficients.shape} do not fit {len(self.basis)} basis vectors")
         self.frame = int(frame)
 
     @property
@@ -98,7 +100,8 @@ class GroupBasis:
     def local_positions(self, frames):
         """(F, v, 3) positions in the group's local frame for the frame indices `frames`."""
         weights = self.coefficients[:, frames].T  # (F, r)
-        return self.mean + (weights @ self.basis.reshape(self.rank, -1)).reshape(len(weights), -1, 3)
+        flat = weights @ self.basis.reshape(self.rank, 3 * len(self.vertices))
+        return self.mean + flat.reshape(len(weights), len(self.vertices), 3)
 
 
 _BLOCK = 1 << 18  # numbers decoded per block of frames (2 MB: stays in cache)

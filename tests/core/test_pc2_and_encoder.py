@@ -89,3 +89,14 @@ def test_the_corpus_cloth_round_trips(tmp_path, tolerance, relative):
     assert back.layout == "column"
     float32_frames = positions.size * 4
     assert os.path.getsize(tmp_path / "cloth.memg") < float32_frames
+
+
+def test_a_rigid_motion_needs_no_basis(tmp_path):
+    _, mesh = bending_bar(10)
+    rigid = np.stack([mesh.vertices + [t, 2 * t, 0] for t in range(10)])
+    animation = encode(rigid, mesh, 30, tolerance=1e-9)
+    assert animation.groups[0].rank == 0
+    core.write(animation, tmp_path / "rigid.memg")
+    back = core.read(tmp_path / "rigid.memg")
+    np.testing.assert_allclose(back.positions(), rigid, atol=1e-9)
+    np.testing.assert_allclose(back.groups[0].local_positions(np.arange(3)).shape, (3, len(mesh.vertices), 3))
