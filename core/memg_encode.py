@@ -54,7 +54,7 @@ def _grouping(mesh, grouping):
         return mesh, [(name, mesh.group_vertices(name)) for name in mesh.groups]
     if grouping != "components":
         raise ValueError(f"grouping must be 'groups' or 'components', not {grouping!r}")
-    labels = connected_components(len(mesh.vertices), mesh.edges())
+    labels = connected_components(len(mesh.vertices), _welded_edges(mesh))
     face_labels = labels[mesh.face_vertices[mesh.face_starts]] if len(mesh.face_sizes) else np.zeros(0, int)
     names = {label: f"part{i}" for i, label in enumerate(np.unique(face_labels))}
     groups = {names[label]: np.flatnonzero(face_labels == label) for label in names}
@@ -64,6 +64,20 @@ def _grouping(mesh, grouping):
                material_libraries=mesh.material_libraries, groups=groups, objects=mesh.objects,
                face_smooth=mesh.face_smooth)
     return out, [(name, out.group_vertices(name)) for name in groups]
+
+
+def _welded_edges(mesh):
+    """Edges, plus edges joining vertices that share a rest position (split normals or uv seams and
+    non-indexed meshes keep one part together)."""
+    edges = mesh.edges()
+    if not len(mesh.vertices):
+        return edges
+    size = np.linalg.norm(np.ptp(mesh.vertices, axis=0)) or 1.0
+    _, first, same = np.unique(np.round(mesh.vertices / (1e-7 * size)), axis=0, return_index=True,
+                               return_inverse=True)
+    same = same.reshape(-1)
+    twins = np.stack([first[same], np.arange(len(mesh.vertices))], axis=1)
+    return np.vstack([edges, twins[twins[:, 0] != twins[:, 1]]])
 
 
 def connected_components(count, edges):
