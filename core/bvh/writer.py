@@ -28,19 +28,23 @@ def write_bvh(motion, path, *, precision=6, rotation_order=None, position_joints
     if rotation_order is not None:
         euler, orders = _reordered(motion, rotation_order.upper())
     translations = motion.translations if positions == "replace" else motion.translations - skeleton.offsets
-    resolution = 0.5 * 10.0 ** -precision  # smaller data cannot be written anyway
+    resolution = 0.5 * 10.0 ** -precision  # data below it cannot be written anyway
     order = _depth_first(skeleton.parents)
+    frames = motion.frame_count
+    moving = _spread(motion.translations, skeleton.offsets).max(axis=1) > resolution
+    turning = _spread(euler, 0.0) > np.radians(resolution)
     layout, sources = {}, []  # sources: (is rotation, joint, slot) of every column
     for j in order:
-        layout[j] = _channels(motion, j, euler, orders[j], rotation_order is None,
-                              _wants_positions(skeleton, j, position_joints), resolution)
+        layout[j] = _channels(skeleton, j, orders[j], rotation_order is None, turning[j],
+                              _wants_positions(skeleton, j, position_joints) or moving[j])
         sources += [(True, j, orders[j].index(c[0])) if c in ROTATION_CHANNELS else (False, j, "XYZ".index(c[0]))
                     for c in layout[j]]
     table = np.empty((motion.frame_count, len(sources)))
     if sources:
         rotation, joints, slots = (np.array(column) for column in zip(*sources))
-        table[:, rotation] = np.degrees(euler[:, joints[rotation], slots[rotation]])
-        table[:, ~rotation] = translations[:, joints[~rotation], slots[~rotation]]
+        flat, width = 3 * joints + slots, 3 * skeleton.joint_count
+        table[:, rotation] = np.degrees(np.take(euler.reshape(frames, width), flat[rotation], axis=1))
+        table[:, ~rotation] = np.take(translations.reshape(frames, width), flat[~rotation], axis=1)
     header = _hierarchy(skeleton, order, layout, precision)
     header += f"MOTION\nFrames: {motion.frame_count}\nFrame Time: {_frame_time(motion.fps)}\n"
     blocks = format_blocks(table, precision) if sources else [b"\n" * motion.frame_count]
@@ -48,6 +52,13 @@ def write_bvh(motion, path, *, precision=6, rotation_order=None, position_joints
         f.write(header.encode("utf-8"))
         for block in blocks:
             f.write(block)
+
+
+def _spread(values, reference):
+    """(J, 3) largest distance of (F, J, 3) values from `reference` over all frames (0 if none)."""
+    if not len(values):
+        return np.zeros(values.shape[1:])
+    return np.maximum(np.abs(values.max(axis=0) - reference), np.abs(values.min(axis=0) - reference))
 
 
 def _reordered(motion, order):
@@ -82,18 +93,15 @@ def _wants_positions(skeleton, joint, position_joints):
     return skeleton.names[joint] in set(position_joints)
 
 
-def _channels(motion, j, euler, order, keep_rotations, with_positions, resolution):
+def _channels(skeleton, j, order, keep_rotations, turning, with_positions):
     """Channel names of joint j: its layout as read (or the requested one), plus any channel the
-    data needs (a translation that moves, a turn about an axis the layout lacks)."""
-    skeleton = motion.skeleton
+    data needs (`turning`: which Euler slots hold non-zero angles)."""
     as_read = skeleton.channels[j]
     rotation_axes = [c[0] for c in as_read if c in ROTATION_CHANNELS] if keep_rotations else []
-    missing = [order.index(a) for a in order if a not in rotation_axes]
-    if np.any(np.abs(np.degrees(euler[:, j, missing])) > resolution):
+    if any(turning[order.index(a)] for a in order if a not in rotation_axes):
         rotation_axes = list(order)
-    moving = np.any(np.abs(motion.translations[:, j] - skeleton.offsets[j]) > resolution)
     position_axes = []
-    if with_positions or moving:
+    if with_positions:
         position_axes = [c[0] for c in as_read if c in POSITION_CHANNELS]
         if len(position_axes) < 3:
             position_axes = ["X", "Y", "Z"]
