@@ -8,12 +8,13 @@ import bpy
 import numpy as np
 from bpy.props import (BoolProperty, CollectionProperty, EnumProperty, FloatProperty, IntProperty,
                        StringProperty)
-from bpy_extras.io_utils import ExportHelper, ImportHelper
+from bpy_extras.io_utils import ExportHelper
 
 from .. import core
 from .armature_build import add_action, build_armature, skeleton_matches
 from .armature_read import armature_motion
 from .progress import progress
+from .registration import DroppableImport, file_format
 from .transaction import all_or_nothing
 from .units import AXES, axis_matrix, guess_scale, scene_rate, snap_rate
 
@@ -90,7 +91,7 @@ class _Axes:
                          description="Blender units per file unit (0.01 for a file in centimetres)")
 
 
-class ImportBVH(bpy.types.Operator, ImportHelper, _Axes):
+class ImportBVH(bpy.types.Operator, DroppableImport, _Axes):
     """Import motion capture from BVH files (several at once), as armatures with actions"""
     bl_idname = "import_anim.mocap_bvh"
     bl_label = "Import BVH (Mocap I/O)"
@@ -130,10 +131,6 @@ class ImportBVH(bpy.types.Operator, ImportHelper, _Axes):
                          description="Refuse files whose motion has fewer or more frames than declared "
                                      "(off: read the frames present and warn)")
 
-    def invoke(self, context, event):
-        if self.filepath or self.files:  # dropped on the viewport
-            return self.invoke_popup(context) if hasattr(self, "invoke_popup") else self.execute(context)
-        return ImportHelper.invoke(self, context, event)
 
     def execute(self, context):
         paths = [os.path.join(self.directory, f.name) for f in self.files if f.name] or [self.filepath]
@@ -191,24 +188,4 @@ class ExportBVH(bpy.types.Operator, ExportHelper, _Axes):
         return {"FINISHED"}
 
 
-class MOCAP_FH_bvh(bpy.types.FileHandler):
-    bl_idname = "MOCAP_FH_bvh"
-    bl_label = "BVH (Mocap I/O)"
-    bl_import_operator = ImportBVH.bl_idname
-    bl_file_extensions = ".bvh"
-
-    @classmethod
-    def poll_drop(cls, context):
-        return context.area is not None and context.area.type == "VIEW_3D"
-
-
-def _import_menu(self, context):
-    self.layout.operator(ImportBVH.bl_idname, text="BVH (Mocap I/O) (.bvh)")
-
-
-def _export_menu(self, context):
-    self.layout.operator(ExportBVH.bl_idname, text="BVH (Mocap I/O) (.bvh)")
-
-
-CLASSES = (ImportBVH, ExportBVH, MOCAP_FH_bvh)
-MENUS = ((bpy.types.TOPBAR_MT_file_import, _import_menu), (bpy.types.TOPBAR_MT_file_export, _export_menu))
+CLASSES, MENUS = file_format("bvh", "BVH", ".bvh", ImportBVH, ExportBVH)

@@ -6,7 +6,7 @@ import os
 import bpy
 import numpy as np
 from bpy.props import EnumProperty, FloatProperty, IntProperty, StringProperty
-from bpy_extras.io_utils import ExportHelper, ImportHelper
+from bpy_extras.io_utils import ExportHelper
 
 from .. import core
 from ..core import rotations
@@ -14,6 +14,7 @@ from ..core.pc2 import write_pc2
 from . import compat
 from .mesh_build import add_vertex_groups, build_mesh, mesh_from_blender
 from .progress import progress
+from .registration import DroppableImport, file_format
 from .transaction import all_or_nothing
 from .units import AXES, axis_matrix, scene_rate
 
@@ -185,7 +186,7 @@ def _face_groups(obj, mesh):
     return groups
 
 
-class ImportMEMG(bpy.types.Operator, ImportHelper):
+class ImportMEMG(bpy.types.Operator, DroppableImport):
     """Import a mesh ensemble (.memg with its .obj) as an animated mesh"""
     bl_idname = "import_mesh.memg"
     bl_label = "Import Mesh Ensemble (Mocap I/O)"
@@ -209,10 +210,6 @@ class ImportMEMG(bpy.types.Operator, ImportHelper):
     axis_up: EnumProperty(name="Up", items=AXES, default="Y", description="The file's up axis")
     frame_start: IntProperty(name="Start Frame", default=1, description="Scene frame of the first timestep")
 
-    def invoke(self, context, event):
-        if self.filepath:
-            return self.invoke_popup(context) if hasattr(self, "invoke_popup") else self.execute(context)
-        return ImportHelper.invoke(self, context, event)
 
     def execute(self, context):
         options = self.as_keywords(ignore=("filepath", "filter_glob"))
@@ -261,24 +258,4 @@ class ExportMEMG(bpy.types.Operator, ExportHelper):
         return {"FINISHED"}
 
 
-class MOCAP_FH_memg(bpy.types.FileHandler):
-    bl_idname = "MOCAP_FH_memg"
-    bl_label = "Mesh Ensemble (Mocap I/O)"
-    bl_import_operator = ImportMEMG.bl_idname
-    bl_file_extensions = ".memg"
-
-    @classmethod
-    def poll_drop(cls, context):
-        return context.area is not None and context.area.type == "VIEW_3D"
-
-
-def _import_menu(self, context):
-    self.layout.operator(ImportMEMG.bl_idname, text="Mesh Ensemble (Mocap I/O) (.memg)")
-
-
-def _export_menu(self, context):
-    self.layout.operator(ExportMEMG.bl_idname, text="Mesh Ensemble (Mocap I/O) (.memg)")
-
-
-CLASSES = (ImportMEMG, ExportMEMG, MOCAP_FH_memg)
-MENUS = ((bpy.types.TOPBAR_MT_file_import, _import_menu), (bpy.types.TOPBAR_MT_file_export, _export_menu))
+CLASSES, MENUS = file_format("memg", "Mesh Ensemble", ".memg", ImportMEMG, ExportMEMG)

@@ -6,7 +6,6 @@ Runs inside the `bpy` module (pip package). Without arguments it generates out/s
 CMU-like walk, 31 joints x 1,200 frames at 120 fps, centimetres) and imports that.
 """
 
-import pathlib
 import sys
 import time
 

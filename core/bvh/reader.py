@@ -8,7 +8,6 @@ OFFSET + channels), for files written that way.
 """
 
 import math
-import os
 import re
 
 import numpy as np

@@ -1,7 +1,5 @@
 """BVH reader: every layout real files use, and clear errors for bad input."""
 
-import math
-import warnings
 
 import numpy as np
 import pytest
