@@ -7,6 +7,8 @@ name the exact line and token for the error message.
 """
 
 import functools
+import os
+from concurrent.futures import ThreadPoolExecutor
 import io
 import math
 import re
@@ -103,6 +105,7 @@ def _scan(block, columns, path, first_line, strict, what):
 
 _TABLE_SIZE = 10_000  # integer parts below this come from a lookup table
 _BLOCK = 1 << 16  # numbers formatted per block
+_THREADS = min(4, os.cpu_count() or 1)
 
 
 def _digits(n, width):
@@ -161,8 +164,12 @@ def format_blocks(values, decimals=6):
         yield b"\n" * rows
         return
     step = max(1, _BLOCK // columns)  # blocks that stay in cache (and out of the page-fault path)
-    for i in range(0, rows, step):
-        yield _format_block(values[i:i + step], decimals)
+    blocks = (values[i:i + step] for i in range(0, rows, step))
+    if rows <= step:
+        yield from (_format_block(block, decimals) for block in blocks)
+        return
+    with ThreadPoolExecutor(_THREADS) as pool:  # numpy releases the GIL: blocks format in parallel
+        yield from pool.map(_format_block, blocks, [decimals] * (-(-rows // step)))
 
 
 def _format_block(values, decimals):

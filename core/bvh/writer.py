@@ -39,12 +39,12 @@ def write_bvh(motion, path, *, precision=6, rotation_order=None, position_joints
                               _wants_positions(skeleton, j, position_joints) or moving[j])
         sources += [(True, j, orders[j].index(c[0])) if c in ROTATION_CHANNELS else (False, j, "XYZ".index(c[0]))
                     for c in layout[j]]
-    table = np.empty((motion.frame_count, len(sources)))
-    if sources:
-        rotation, joints, slots = (np.array(column) for column in zip(*sources))
-        flat, width = 3 * joints + slots, 3 * skeleton.joint_count
-        table[:, rotation] = np.degrees(np.take(euler.reshape(frames, width), flat[rotation], axis=1))
-        table[:, ~rotation] = np.take(translations.reshape(frames, width), flat[~rotation], axis=1)
+    width = 3 * skeleton.joint_count
+    values = np.empty((frames, 2, width))  # every angle (degrees) and translation, side by side
+    np.degrees(euler.reshape(frames, width), out=values[:, 0])
+    values[:, 1] = translations.reshape(frames, width)
+    columns = [(0 if rotation else width) + 3 * j + slot for rotation, j, slot in sources]
+    table = np.take(values.reshape(frames, 2 * width), columns, axis=1)
     header = _hierarchy(skeleton, order, layout, precision)
     header += f"MOTION\nFrames: {motion.frame_count}\nFrame Time: {_frame_time(motion.fps)}\n"
     blocks = format_blocks(table, precision) if sources else [b"\n" * motion.frame_count]
