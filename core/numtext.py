@@ -36,7 +36,8 @@ def parse_table(block, columns, rows, *, path, first_line, strict=True, what="fr
     lines. With strict=False a short or long table, or an incomplete last line, is accepted with a
     warning (the rows present are kept). Anything else raises ParseError naming the line.
     """
-    if columns:
+    table = _decimal_table(block, columns) if columns else None
+    if table is None and columns:
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", UserWarning)  # "input contained no data"
@@ -62,6 +63,107 @@ def parse_table(block, columns, rows, *, path, first_line, strict=True, what="fr
             raise ParseError(path, what_happened + " (strict=False reads the rows present)", line=last)
         warnings.warn(f"{path}, line {last}: {what_happened}; reading the {len(table)} present", stacklevel=3)
     return table
+
+
+_CHUNK = 1 << 20  # bytes parsed per task: temporaries stay small, chunks parse in parallel
+_THREADS = min(4, os.cpu_count() or 1)
+_ASCII_ZEROS = np.uint64(0x3030303030303030)
+_KEEP_HIGH = np.array([0] + [(1 << 64) - (1 << (8 * (8 - n))) for n in range(1, 9)], dtype=np.uint64)
+_POWERS = 10 ** np.arange(9, dtype=np.uint64)
+
+
+def _decimal_table(block, columns):
+    """The fast path of `parse_table`: plain decimals ([+-]digits[.digits], at most 8 digits on
+    each side of the point) in whole rows of `columns`, or None for anything else (exponents, long
+    numbers, bad tokens or rows), which the general path then reads or reports.
+
+    Exact: each number is the integer of its digits divided by a power of ten, both exact in
+    float64, so the quotient is the correctly rounded value, as strtod gives. Chunks of lines parse in parallel
+    (numpy releases the GIL).
+    """
+    view = memoryview(block)
+    bounds, start = [], 0
+    while start < len(view):
+        end = block.find(b"\n", start + _CHUNK)
+        end = len(view) if end < 0 else end + 1
+        bounds.append((start, end))
+        start = end
+    if len(bounds) <= 1:
+        parts = [_decimal_rows(view, columns)]
+    else:
+        with ThreadPoolExecutor(_THREADS) as pool:
+            parts = list(pool.map(lambda b: _decimal_rows(view[b[0]:b[1]], columns), bounds))
+    if not parts or any(part is None for part in parts):
+        return None
+    return parts[0] if len(parts) == 1 else np.concatenate(parts)
+
+
+def _decimal_rows(chunk, columns):
+    """Rows of one chunk of whole lines (see `_decimal_table`), or None."""
+    text = np.full(len(chunk) + 17, 32, dtype=np.uint8)  # 8 spaces before, 9 after: words stay inside
+    text[8:-9] = np.frombuffer(chunk, dtype=np.uint8)
+    if np.count_nonzero(text < 32) != sum(np.count_nonzero(text == c) for c in b"\t\n\r"):
+        return None  # other control characters
+    space = text <= 32
+    starts = np.flatnonzero(space[:-1] & ~space[1:]) + 1
+    ends = np.flatnonzero(~space[:-1] & space[1:]) + 1
+    if not len(starts):
+        return np.zeros((0, columns))
+    dots = np.flatnonzero(text == 46)
+    if len(dots) == len(starts) and ((dots > starts) & (dots < ends)).all():
+        point = dots  # the usual case: one point in every number
+    else:
+        owner = np.searchsorted(starts, dots, "right") - 1
+        first = np.ones(len(dots), dtype=bool)
+        first[1:] = owner[1:] != owner[:-1]
+        point = ends.copy()
+        point[owner[first]] = dots[first]
+    lead = text[starts]
+    integer_digits = point - starts - ((lead == 45) | (lead == 43))
+    fraction_digits = np.maximum(ends - point - 1, 0)
+    if max(integer_digits.max(), fraction_digits.max()) > 8 or (integer_digits + fraction_digits).min() < 1:
+        return None
+    words = np.ndarray((len(text) - 7,), dtype="<u8", buffer=text, strides=(1,))  # 8 bytes at every offset
+    whole, whole_ok = _eight_digits(words[point - 8], integer_digits)
+    fraction = words[point + 1]  # digits first: shift them to the end (the high bytes)
+    fraction <<= (64 - 8 * fraction_digits).astype(np.uint64)
+    fraction, fraction_ok = _eight_digits(fraction, fraction_digits)
+    if not (whole_ok and fraction_ok):
+        return None
+    whole *= _POWERS[fraction_digits]
+    whole += fraction
+    if whole.max() >= 1 << 53:
+        return None
+    values = whole.astype(float)
+    values /= _POWERS[fraction_digits]
+    np.negative(values, out=values, where=lead == 45)
+    per_line = np.diff(np.searchsorted(starts, np.flatnonzero(text == 10)), prepend=0, append=len(starts))
+    if not ((per_line == 0) | (per_line == columns)).all():
+        return None
+    return values.reshape(-1, columns)
+
+
+def _eight_digits(words, count):
+    """Integers of the last `count` bytes of 8-byte words of ASCII digits (first byte most
+    significant; the others count as '0'); and whether all those bytes were digits."""
+    keep = _KEEP_HIGH[count]
+    words &= keep
+    words |= _ASCII_ZEROS & ~keep
+    high = np.uint64(0xF0F0F0F0F0F0F0F0)
+    ok = ((words & high) | (((words + np.uint64(0x0606060606060606)) & high) >> np.uint64(4))
+          == np.uint64(0x3333333333333333)).all()
+    words -= _ASCII_ZEROS  # now a digit per byte: combine pairs, then quads, then the halves
+    shifted = words >> np.uint64(8)
+    words *= np.uint64(10)
+    words += shifted
+    pairs = np.uint64(0x000000FF000000FF)
+    low = (words & pairs) * np.uint64(100 + (1000000 << 32))
+    words >>= np.uint64(16)
+    words &= pairs
+    words *= np.uint64(1 + (10000 << 32))
+    words += low
+    words >>= np.uint64(32)
+    return words, ok
 
 
 def _line_of_row(block, row):
@@ -105,7 +207,6 @@ def _scan(block, columns, path, first_line, strict, what):
 
 _TABLE_SIZE = 10_000  # integer parts below this come from a lookup table
 _BLOCK = 1 << 16  # numbers formatted per block
-_THREADS = min(4, os.cpu_count() or 1)
 
 
 def _digits(n, width):

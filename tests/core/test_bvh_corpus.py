@@ -1,11 +1,14 @@
 """Every BVH in the shared corpus: `expect ok` files load with finite positions and survive a
 write/read round trip; `expect error` files raise ParseError with a line number."""
 
+import io
+
 import numpy as np
 import pytest
 
 from corpus_files import CORPUS, manifest, needs_corpus
 from mocap_io import core
+from mocap_io.core import numtext
 
 ROWS = manifest("bvh")
 OK = [r["path"] for r in ROWS if r["expect"] == "ok"]
@@ -69,3 +72,19 @@ def test_rotation_first_root_and_no_end_sites():
     assert m.skeleton.channels[0][:3] == ("Zrotation", "Xrotation", "Yrotation")
     fair = core.read(CORPUS / "bvh/fairmotion/sinusoidal.bvh")
     assert len(fair.skeleton.end_site_parents) == 0 and fair.skeleton.names[0] == "base"
+
+
+@needs_corpus
+def test_fast_number_parser_agrees_with_loadtxt_on_every_file():
+    """The exact decimal fast path reads real files bit for bit as numpy.loadtxt does, and takes
+    most of them (the others fall back to the general path)."""
+    taken = 0
+    for name in OK:
+        data = numtext.normalize_newlines((CORPUS / name).read_bytes())
+        start = data.index(b"\n", data.lower().index(b"frame time")) + 1
+        reference = np.loadtxt(io.BytesIO(data[start:]), ndmin=2)
+        fast = numtext._decimal_table(data[start:], reference.shape[1])
+        if fast is not None:
+            taken += 1
+            assert np.array_equal(fast.view(np.int64), reference.view(np.int64)), name
+    assert taken >= len(OK) // 2

@@ -1,11 +1,14 @@
-"""The vectorised number formatter agrees with printf-style formatting."""
+"""The vectorised number parser agrees bit for bit with strtod (via float()); the formatter with
+printf-style formatting."""
 
 import io
 
 import numpy as np
 import pytest
 
-from mocap_io.core.numtext import format_table
+from mocap_io.core import numtext
+from mocap_io.core.errors import ParseError
+from mocap_io.core.numtext import format_table, parse_table
 
 
 @pytest.mark.parametrize("decimals", range(0, 11))
@@ -32,3 +35,59 @@ def test_shapes_and_errors():
     assert format_table(np.array([[1.0, -2.0]]), 2) == b"1.00 -2.00\n"
     with pytest.raises(ValueError):
         format_table(np.array([[np.nan]]))
+
+
+def _random_tokens(rng, count):
+    """Decimal tokens in every form the fast parser takes: signs, no point, '5.', '.5', 0-8 digits
+    on each side of the point, at most 15 in all (16 may exceed 2**53)."""
+    tokens = []
+    for _ in range(count):
+        whole = str(rng.integers(0, 10 ** rng.integers(1, 9)))[: rng.integers(0, 9)]
+        fraction = "".join(rng.choice(list("0123456789"), rng.integers(0, 9 if len(whole) < 8 else 8)))
+        if not whole and not fraction:
+            whole = "0"
+        sign = rng.choice(["", "-", "+"])
+        point = "." if fraction or rng.random() < 0.5 else ""
+        tokens.append(sign + whole + point + fraction)
+    return tokens
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_fast_parse_is_exact(seed):
+    rng = np.random.default_rng(seed)
+    columns = 7
+    tokens = _random_tokens(rng, columns * 3000)
+    separators = rng.choice([" ", "  ", "\t", " \t "], len(tokens))
+    lines = ["".join(t + s for t, s in zip(tokens[i:i + columns], separators[i:i + columns]))
+             for i in range(0, len(tokens), columns)]
+    block = "\r\n".join(lines).encode()
+    expected = np.array([float(t) for t in tokens]).reshape(-1, columns)
+    fast = numtext._decimal_table(block, columns)
+    assert fast is not None
+    assert np.array_equal(fast.view(np.int64), expected.view(np.int64))  # same bits, -0.0 included
+    chunked = numtext._CHUNK
+    try:
+        numtext._CHUNK = 1000  # many chunks, parsed in parallel
+        assert np.array_equal(numtext._decimal_table(block, columns).view(np.int64), expected.view(np.int64))
+    finally:
+        numtext._CHUNK = chunked
+
+
+@pytest.mark.parametrize("text", [
+    b"1e5 2", b"1.2.3 4", b"-- 1", b"1- 2", b"123456789.5 1", b"0.123456789 1", b"nan 1", b". 1",
+    b"- 1", b"1 2 3", b"1\x0b 2", b"\xff1 2", b"99999999.99999999 1"])
+def test_fast_parse_declines_what_it_cannot_read_exactly(text):
+    assert numtext._decimal_table(text, 2) is None
+
+
+@pytest.mark.parametrize("text, expected", [
+    (b"1e5 2\n", [[1e5, 2]]), (b"0.123456789 1\n", [[0.123456789, 1]]), (b"123456789.5 1", [[123456789.5, 1]])])
+def test_general_path_reads_what_the_fast_one_declines(text, expected):
+    assert np.array_equal(parse_table(text, 2, 1, path="x", first_line=1), expected)
+
+
+def test_fast_parse_rows_and_blank_lines():
+    assert numtext._decimal_table(b"\n\n1 2\n\n  \n3.5 -4\n\n", 2).tolist() == [[1, 2], [3.5, -4]]
+    assert numtext._decimal_table(b"  \n", 2).shape == (0, 2)
+    with pytest.raises(ParseError, match="line 12"):
+        parse_table(b"1 2\n3 x\n", 2, 2, path="x", first_line=11)
