@@ -5,7 +5,7 @@ import numpy as np
 
 from ..core import rotations
 from . import compat
-from .pose_space import bone_basis
+from .pose_space import bone_bases
 
 
 def skeleton_matches(obj, skeleton):
@@ -86,13 +86,16 @@ def add_action(obj, motion, name, axes, scale, *, rotation_mode, frames, step=No
     bone_rest = bone_rest_matrices(obj, skeleton.names)[:, :3, :3]
     rest_world = skeleton.rest_world()[0]
     action, fcurves = compat.new_action(obj, name)
+    quaternions, locations = bone_bases(motion, axes, scale, bone_rest, rest_world)
+    if rotation_mode == "QUATERNION":
+        quaternions = rotations.quat_continuity(quaternions, axis=1)
     for j, joint in enumerate(skeleton.names):
         pose_bone = obj.pose.bones[joint]
         path = f'pose.bones["{bpy.utils.escape_identifier(joint)}"]'
-        rotation, location = bone_basis(motion, j, axes, scale, bone_rest, rest_world)
+        rotation, location = quaternions[j], locations[j]
         if rotation_mode == "QUATERNION":
             pose_bone.rotation_mode = "QUATERNION"
-            values = rotations.quat_continuity(rotation)
+            values = rotation
             data_path = path + ".rotation_quaternion"
         else:
             order = motion.euler_orders[j]

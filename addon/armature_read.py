@@ -129,8 +129,8 @@ def _action_poses(obj, names, parents, rest, frames):
     """Armature-space pose rotations (F, J, 3, 3) (with bone scale) and positions (F, J, 3) from
     the action's keys, by forward kinematics in numpy."""
     curves = {(c.data_path, c.array_index): c for c in compat.action_fcurves(obj)}
-    rotations_out = np.empty((len(frames), len(names), 3, 3))
-    positions_out = np.empty((len(frames), len(names), 3))
+    rotations_out = np.empty((len(names), len(frames), 3, 3))  # joint-major: per-joint slices are contiguous
+    positions_out = np.empty((len(names), len(frames), 3))
     for j, name in enumerate(names):
         bone = obj.pose.bones[name]
         path = f'pose.bones["{bpy.utils.escape_identifier(name)}"].'
@@ -154,11 +154,11 @@ def _action_poses(obj, names, parents, rest, frames):
         local_rotation = sandwich(relative[:3, :3], rotation, np.eye(3))
         local_position = relative[:3, 3] + channel("location", 3, bone.location) @ relative[:3, :3].T
         if p < 0:
-            rotations_out[:, j], positions_out[:, j] = local_rotation, local_position
+            rotations_out[j], positions_out[j] = local_rotation, local_position
         else:
-            rotations_out[:, j] = rotations_out[:, p] @ local_rotation
-            positions_out[:, j] = positions_out[:, p] + (rotations_out[:, p] @ local_position[..., None])[..., 0]
-    return rotations_out, positions_out
+            rotations_out[j] = rotations_out[p] @ local_rotation
+            positions_out[j] = positions_out[p] + (rotations_out[p] @ local_position[..., None])[..., 0]
+    return np.swapaxes(rotations_out, 0, 1), np.swapaxes(positions_out, 0, 1)
 
 
 def _sample(curve, frames, default):

@@ -18,19 +18,22 @@ world-space pose of every bone (rotation Q_j, position g_j), for any armature:
 
 import numpy as np
 
-from ..core.rotations import matrix_to_quat, quat_conjugate, quat_multiply, sandwich
+from ..core.rotations import matrix_to_quat, quat_conjugate, quat_product_matrix, sandwich
 
 
-def bone_basis(motion, joint, axes, scale, bone_rest, rest_world):
-    """Pose-basis rotations as unit quaternions (F, 4) and locations (F, 3) of one joint's bone."""
+def bone_bases(motion, axes, scale, bone_rest, rest_world):
+    """Pose-basis rotations as unit quaternions (J, F, 4) and locations (J, F, 3) of every joint's
+    bone, joint-major. The rotation is a constant sandwich k q k* of each joint's quaternion q: one
+    4x4 matrix product per joint for all frames."""
     skeleton = motion.skeleton
-    parent = skeleton.parents[joint]
-    w = axes @ rest_world[joint] @ axes.T
-    w_parent = np.eye(3) if parent < 0 else axes @ rest_world[parent] @ axes.T
-    k = matrix_to_quat(bone_rest[joint].T @ w @ axes)  # a rotation: A, B and W' all are
-    rotation = quat_multiply(quat_multiply(k, motion.local_quaternion(joint)), quat_conjugate(k))
-    moved = motion.translations[:, joint] - skeleton.offsets[joint]
-    location = scale * moved @ (bone_rest[joint].T @ w_parent @ axes).T
+    parents = skeleton.parents
+    world = axes @ rest_world @ axes.T
+    world_parent = np.where((parents < 0)[:, None, None], np.eye(3), world[np.maximum(parents, 0)])
+    k = matrix_to_quat(np.swapaxes(bone_rest, 1, 2) @ world @ axes)  # rotations: A, B and W' all are
+    sandwiches = quat_product_matrix(k, left=True) @ quat_product_matrix(quat_conjugate(k), left=False)
+    rotation = motion.local_quaternions() @ np.swapaxes(sandwiches, 1, 2)
+    moved = np.swapaxes(motion.translations - skeleton.offsets, 0, 1)
+    location = scale * moved @ np.swapaxes(np.swapaxes(bone_rest, 1, 2) @ world_parent @ axes, 1, 2)
     return rotation, location
 
 
@@ -40,16 +43,18 @@ def file_locals(parents, bone_rest, world_rotations, world_positions, axes, scal
     world_rotations (F, J, 3, 3) and world_positions (F, J, 3) are the bones' pose in world space.
     """
     frames, count = world_positions.shape[:2]
-    rotations = np.empty((frames, count, 3, 3))
-    translations = np.empty((frames, count, 3))
+    world_rotations = np.ascontiguousarray(np.swapaxes(world_rotations, 0, 1))  # joint-major: contiguous
+    world_positions = np.ascontiguousarray(np.swapaxes(world_positions, 0, 1))  # per-joint slices
+    rotations = np.empty((count, frames, 3, 3))
+    translations = np.empty((count, frames, 3))
     for j, p in enumerate(parents):
         right = bone_rest[j].T @ axes
         if p < 0:
-            rotations[:, j] = sandwich(axes.T, world_rotations[:, j], right)
-            translations[:, j] = world_positions[:, j] @ axes / scale
+            rotations[j] = sandwich(axes.T, world_rotations[j], right)
+            translations[j] = world_positions[j] @ axes / scale
             continue
-        inverse_parent = np.swapaxes(world_rotations[:, p], -1, -2)
-        rotations[:, j] = sandwich(axes.T @ bone_rest[p], inverse_parent @ world_rotations[:, j], right)
-        moved = (inverse_parent @ (world_positions[:, j] - world_positions[:, p])[..., None])[..., 0]
-        translations[:, j] = moved @ (axes.T @ bone_rest[p]).T / scale
-    return rotations, translations
+        inverse_parent = np.swapaxes(world_rotations[p], -1, -2)
+        rotations[j] = sandwich(axes.T @ bone_rest[p], inverse_parent @ world_rotations[j], right)
+        moved = (inverse_parent @ (world_positions[j] - world_positions[p])[..., None])[..., 0]
+        translations[j] = moved @ (axes.T @ bone_rest[p]).T / scale
+    return np.swapaxes(rotations, 0, 1), np.swapaxes(translations, 0, 1)

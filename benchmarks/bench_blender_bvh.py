@@ -39,7 +39,7 @@ def bench(frames, folder):
     path = str(folder / f"cmu_like_{frames}.bvh")
     package.core.write(cmu_like_motion(package.core, frames), path)
     out = str(folder / "out.bvh")
-    repeat = 3 if frames <= 1000 else 1
+    repeat = 5 if frames <= 1000 else 3
     rows = []
     ours = timed(lambda: None, lambda: bpy.ops.import_anim.mocap_bvh(filepath=path), repeat)
     builtin = timed(lambda: None, lambda: bpy.ops.import_anim.bvh(filepath=path), repeat)

@@ -55,9 +55,14 @@ class Motion:
         """(F, 3, 3) local rotations of one joint (without the rest rotation)."""
         return rotations.euler_to_matrix(self.euler[:, joint], self.euler_orders[joint])
 
-    def local_quaternion(self, joint):
-        """(F, 4) local rotations of one joint as unit quaternions (without the rest rotation)."""
-        return rotations.euler_to_quat(self.euler[:, joint], self.euler_orders[joint])
+    def local_quaternions(self):
+        """(J, F, 4) local rotations of every joint as unit quaternions (without the rest rotations),
+        joint-major: each joint's series is contiguous. One vectorised call per Euler order."""
+        out = np.empty((self.skeleton.joint_count, self.frame_count, 4))
+        for order in set(self.euler_orders):
+            joints = [j for j, o in enumerate(self.euler_orders) if o == order]
+            out[joints] = rotations.euler_to_quat(np.swapaxes(self.euler[:, joints], 0, 1), order)
+        return out
 
     def local_rotations(self):
         """(F, J, 3, 3) local rotations of every joint (without the rest rotations)."""

@@ -142,6 +142,16 @@ def quat_multiply(a, b):
                      aw * bz + ax * by - ay * bx + az * bw], axis=-1)
 
 
+def quat_product_matrix(q, left=True):
+    """4x4 matrices (..., 4, 4) of the linear maps p -> q p (left) or p -> p q (right)."""
+    w, x, y, z = np.moveaxis(np.asarray(q, dtype=float), -1, 0)
+    if left:
+        rows = [[w, -x, -y, -z], [x, w, -z, y], [y, z, w, -x], [z, -y, x, w]]
+    else:
+        rows = [[w, -x, -y, -z], [x, w, z, -y], [y, -z, w, x], [z, y, -x, w]]
+    return np.stack([np.stack(row, axis=-1) for row in rows], axis=-2)
+
+
 def quat_conjugate(q):
     """Conjugates (the inverse rotations of unit quaternions) (..., 4)."""
     return np.asarray(q, dtype=float) * [1.0, -1.0, -1.0, -1.0]
@@ -149,15 +159,21 @@ def quat_conjugate(q):
 
 def euler_to_quat(angles, order):
     """Unit quaternions (..., 4) of Euler angles (..., 3) (same convention as euler_to_matrix)."""
-    angles = np.asarray(angles, dtype=float)
-    q = None
-    for axis, index in zip(_axis_indices(order), range(3)):
-        half = 0.5 * angles[..., index]
-        factor = np.zeros(angles.shape[:-1] + (4,))
-        factor[..., 0] = np.cos(half)
-        factor[..., 1 + axis] = np.sin(half)
-        q = factor if q is None else quat_multiply(q, factor)
-    return q
+    half = 0.5 * np.moveaxis(np.asarray(angles, dtype=float), -1, 0)
+    half = np.ascontiguousarray(half)  # component arrays contiguous: the products below stream
+    cos, sin = np.cos(half), np.sin(half)
+    first, *rest = _axis_indices(order)
+    q = [cos[0], *(sin[0] if axis == first else np.zeros_like(sin[0]) for axis in range(3))]
+    for index, a in enumerate(rest, 1):  # q times (cos + sin e_a), written out: half a full product
+        c, s = cos[index], sin[index]
+        w, v = q[0], q[1:]
+        i, j = (a + 1) % 3, (a + 2) % 3
+        v_new = [None] * 3
+        v_new[a] = v[a] * c + w * s
+        v_new[i] = v[i] * c + v[j] * s
+        v_new[j] = v[j] * c - v[i] * s
+        q = [w * c - v[a] * s, *v_new]
+    return np.stack(q, axis=-1)
 
 
 def quat_inverse(q):

@@ -76,6 +76,8 @@ def test_products_inverse_and_rotation_of_vectors():
     np.testing.assert_allclose(r.quat_multiply(a, r.quat_inverse(a)), np.tile([1, 0, 0, 0], (30, 1)), atol=1e-12)
     v = RNG.normal(size=(30, 3))
     np.testing.assert_allclose(r.quat_rotate(a, v), np.einsum("nij,nj->ni", r.quat_to_matrix(a), v), atol=1e-12)
+    np.testing.assert_allclose((r.quat_product_matrix(a) @ b[..., None])[..., 0], ab, atol=1e-12)
+    np.testing.assert_allclose((r.quat_product_matrix(b, left=False) @ a[..., None])[..., 0], ab, atol=1e-12)
 
 
 def test_exp_log_rotation_vectors_and_axis_angle():
