@@ -4,6 +4,7 @@ import numpy as np
 
 from . import rotations
 from .fk import forward_kinematics, points_in_world
+from .parallel import parallel_map
 
 
 class Motion:
@@ -57,12 +58,10 @@ class Motion:
 
     def local_quaternions(self):
         """(J, F, 4) local rotations of every joint as unit quaternions (without the rest rotations),
-        joint-major: each joint's series is contiguous. One vectorised call per Euler order."""
-        out = np.empty((self.skeleton.joint_count, self.frame_count, 4))
-        for order in set(self.euler_orders):
-            joints = [j for j, o in enumerate(self.euler_orders) if o == order]
-            out[joints] = rotations.euler_to_quat(np.swapaxes(self.euler[:, joints], 0, 1), order)
-        return out
+        joint-major: each joint's series is contiguous. Joints are converted in parallel."""
+        quaternions = parallel_map(lambda j: rotations.euler_to_quat(self.euler[:, j], self.euler_orders[j]),
+                                   range(self.skeleton.joint_count))
+        return np.stack(list(quaternions)).reshape(self.skeleton.joint_count, self.frame_count, 4)
 
     def local_rotations(self):
         """(F, J, 3, 3) local rotations of every joint (without the rest rotations)."""

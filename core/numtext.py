@@ -7,8 +7,6 @@ name the exact line and token for the error message.
 """
 
 import functools
-import os
-from concurrent.futures import ThreadPoolExecutor
 import io
 import math
 import re
@@ -17,6 +15,7 @@ import warnings
 import numpy as np
 
 from .errors import ParseError
+from .parallel import parallel_map
 
 _LONE_CR = re.compile(rb"\r(?!\n)")
 
@@ -66,7 +65,6 @@ def parse_table(block, columns, rows, *, path, first_line, strict=True, what="fr
 
 
 _CHUNK = 1 << 20  # bytes parsed per task: temporaries stay small, chunks parse in parallel
-_THREADS = min(4, os.cpu_count() or 1)
 _ASCII_ZEROS = np.uint64(0x3030303030303030)
 _KEEP_HIGH = np.array([0] + [(1 << 64) - (1 << (8 * (8 - n))) for n in range(1, 9)], dtype=np.uint64)
 _POWERS = 10 ** np.arange(9, dtype=np.uint64)
@@ -88,11 +86,7 @@ def _decimal_table(block, columns):
         end = len(view) if end < 0 else end + 1
         bounds.append((start, end))
         start = end
-    if len(bounds) <= 1:
-        parts = [_decimal_rows(view, columns)]
-    else:
-        with ThreadPoolExecutor(_THREADS) as pool:
-            parts = list(pool.map(lambda b: _decimal_rows(view[b[0]:b[1]], columns), bounds))
+    parts = list(parallel_map(lambda b: _decimal_rows(view[b[0]:b[1]], columns), bounds))
     if not parts or any(part is None for part in parts):
         return None
     return parts[0] if len(parts) == 1 else np.concatenate(parts)
@@ -265,12 +259,7 @@ def format_blocks(values, decimals=6):
         yield b"\n" * rows
         return
     step = max(1, _BLOCK // columns)  # blocks that stay in cache (and out of the page-fault path)
-    blocks = (values[i:i + step] for i in range(0, rows, step))
-    if rows <= step:
-        yield from (_format_block(block, decimals) for block in blocks)
-        return
-    with ThreadPoolExecutor(_THREADS) as pool:  # numpy releases the GIL: blocks format in parallel
-        yield from pool.map(_format_block, blocks, [decimals] * (-(-rows // step)))
+    yield from parallel_map(lambda i: _format_block(values[i:i + step], decimals), range(0, rows, step))
 
 
 def _format_block(values, decimals):
