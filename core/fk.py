@@ -2,33 +2,54 @@
 
 import numpy as np
 
+from .parallel import parallel_map
+
+
+_CHUNK = 4096  # frames per task: long enough vectors, short enough to stay in cache
+
 
 def forward_kinematics(parents, local_rotation, translations, *, rest_rotations=None, scales=None):
     """World linear parts (F, J, 3, 3) and positions (F, J, 3), column-vector convention.
 
-    Each joint's local transform is ``T(translations[:, j]) @ R_rest[j] @ local_rotation(j) @ S``
-    with S a uniform scale ``scales[:, j]``; ``G_child = G_parent @ L_child``. `local_rotation(j)`
-    returns the (F, 3, 3) rotations of joint j, so the (F, J, 3, 3) local array is never built.
-    The loop runs over joints; every step is vectorised over frames.
+    Each joint's local transform is ``T(translations[:, j]) @ R_rest[j] @ R @ S`` with S a uniform
+    scale ``scales[:, j]`` and R given by `local_rotation(j, frames)` laid out (3, 3, n) (row,
+    column, frame: see rotations.euler_to_matrix_components) for the slice `frames`;
+    ``G_child = G_parent @ L_child``. Frames are independent: chunks of them run in parallel, each a
+    loop over joints whose every step is a few long vector operations (a structure of arrays).
     """
     frames, count = translations.shape[:2]
-    linear = np.empty((count, frames, 3, 3))  # joint-major so every per-joint slice is contiguous
-    position = np.empty((count, frames, 3))
-    for j in range(count):
-        local = local_rotation(j)
-        if rest_rotations is not None:
-            local = rest_rotations[j] @ local
-        if scales is not None:
-            local = local * scales[:, j, None, None]
-        p = parents[j]
-        if p < 0:
-            linear[j] = local
-            position[j] = translations[:, j]
-        else:
-            np.matmul(linear[p], local, out=linear[j])
-            np.matmul(linear[p], translations[:, j, :, None], out=position[j, :, :, None])
-            position[j] += position[p]
-    return linear.transpose(1, 0, 2, 3), position.transpose(1, 0, 2)
+    linear = np.empty((frames, count, 3, 3))
+    position = np.empty((frames, count, 3))
+
+    def chunk(start):
+        part = slice(start, min(start + _CHUNK, frames))
+        n = part.stop - part.start
+        chunk_linear = np.empty((count, 3, 3, n))
+        chunk_position = np.empty((count, 3, n))
+        for j in range(count):
+            local = local_rotation(j, part)
+            if rest_rotations is not None:
+                local = (rest_rotations[j] @ local.reshape(3, -1)).reshape(3, 3, -1)
+            if scales is not None:
+                local = local * scales[part, j]
+            offset = translations[part, j].T
+            p = parents[j]
+            if p < 0:
+                chunk_linear[j] = local
+                chunk_position[j] = offset
+            else:
+                parent = chunk_linear[p]
+                np.multiply(parent[:, :1], local[None, 0], out=chunk_linear[j])
+                np.multiply(parent[:, 0], offset[0], out=chunk_position[j])
+                for k in (1, 2):
+                    chunk_linear[j] += parent[:, k:k + 1] * local[None, k]
+                    chunk_position[j] += parent[:, k] * offset[k]
+                chunk_position[j] += chunk_position[p]
+        linear[part] = chunk_linear.transpose(3, 0, 1, 2)
+        position[part] = chunk_position.transpose(2, 0, 1)
+
+    list(parallel_map(chunk, range(0, frames, _CHUNK)))
+    return linear, position
 
 
 def points_in_world(linear, position, joints, offsets):

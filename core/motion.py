@@ -69,8 +69,9 @@ class Motion:
 
     def _fk(self):
         s = self.skeleton
-        return forward_kinematics(s.parents, self.local_rotation, self.translations,
-                                  rest_rotations=s.rest_rotations, scales=self.scales)
+        return forward_kinematics(
+            s.parents, lambda j, frames: rotations.euler_to_matrix_components(self.euler[frames, j], self.euler_orders[j]),
+            self.translations, rest_rotations=s.rest_rotations, scales=self.scales)
 
     def world_matrices(self):
         """(F, J, 4, 4) world transform of every joint, file units, column vectors."""

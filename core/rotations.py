@@ -36,11 +36,30 @@ def axis_rotation(axis, angle):
 
 def euler_to_matrix(angles, order):
     """Matrices (..., 3, 3) from Euler angles (..., 3); angles[..., i] turns about axis order[i]."""
-    angles = np.asarray(angles, dtype=float)
-    _axis_indices(order)
-    m = axis_rotation(order[0], angles[..., 0])
-    m = m @ axis_rotation(order[1], angles[..., 1])
-    return m @ axis_rotation(order[2], angles[..., 2])
+    components = euler_to_matrix_components(angles, order)
+    return np.ascontiguousarray(np.moveaxis(components, (0, 1), (-2, -1)))
+
+
+def euler_to_matrix_components(angles, order):
+    """`euler_to_matrix` laid out (3, 3, ...): row, column, then the leading shape of `angles` (a
+    structure of arrays, for long vectorised chains such as forward kinematics)."""
+    angles = np.ascontiguousarray(np.moveaxis(np.asarray(angles, dtype=float), -1, 0))  # streaming components
+    cos, sin = np.cos(angles), np.sin(angles)
+    out = np.zeros((3, 3) + angles.shape[1:])
+    columns = out.swapaxes(0, 1)  # columns[c] is column c, a (3, ...) view
+    first, *rest = _axis_indices(order)
+    j, k = (first + 1) % 3, (first + 2) % 3
+    out[first, first] = 1.0
+    out[j, j], out[k, j], out[j, k], out[k, k] = cos[0], sin[0], -sin[0], cos[0]
+    for index, a in enumerate(rest, 1):  # times an axis rotation: two columns mix
+        c, s = cos[index], sin[index]
+        j, k = (a + 1) % 3, (a + 2) % 3
+        column_j = columns[j].copy()
+        columns[j] *= c
+        columns[j] += columns[k] * s
+        columns[k] *= c
+        columns[k] -= column_j * s
+    return out
 
 
 def matrix_to_euler(m, order):
@@ -159,8 +178,7 @@ def quat_conjugate(q):
 
 def euler_to_quat(angles, order):
     """Unit quaternions (..., 4) of Euler angles (..., 3) (same convention as euler_to_matrix)."""
-    half = 0.5 * np.moveaxis(np.asarray(angles, dtype=float), -1, 0)
-    half = np.ascontiguousarray(half)  # component arrays contiguous: the products below stream
+    half = 0.5 * np.ascontiguousarray(np.moveaxis(np.asarray(angles, dtype=float), -1, 0))  # streaming components
     cos, sin = np.cos(half), np.sin(half)
     first, *rest = _axis_indices(order)
     q = [cos[0], *(sin[0] if axis == first else np.zeros_like(sin[0]) for axis in range(3))]

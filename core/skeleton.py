@@ -67,7 +67,7 @@ class Skeleton:
 
     def rest_world(self):
         """World rotations (J, 3, 3) and positions (J, 3) of the zero pose (all channels zero)."""
-        linear, position = forward_kinematics(self.parents, lambda j: np.eye(3)[None], self.offsets[None],
+        linear, position = forward_kinematics(self.parents, lambda j, frames: np.eye(3)[..., None], self.offsets[None],
                                               rest_rotations=self.rest_rotations)
         return linear[0], position[0]
 
