@@ -2,6 +2,8 @@
 
 import numpy as np
 
+from .parallel import parallel_map
+
 
 class Mesh:
     """A polygon mesh as flat arrays (0-based indices).
@@ -154,10 +156,10 @@ class MeshAnimation:
             for group in self.groups:
                 still[group.vertices] = False
             out[:, still] = self.mesh.vertices[still]
-            step = max(1, _BLOCK // max(1, 3 * len(self.mesh.vertices)))  # frames per cache-sized block
-            for group in self.groups:
+            def decode(group):
                 # world[f, j] = sum_k,i R[f, j, k] w[i, f] B[i, :, k] with B = (mean, basis), w = (1, Q):
                 # the rigid transform folds into the weights, so a block of frames is one GEMM
+                step = max(1, _BLOCK // max(1, 3 * len(group.vertices)))  # frames per cache-sized block
                 components = np.concatenate([group.mean[None], group.basis])  # (r+1, v, 3)
                 stacked = components.transpose(2, 0, 1).reshape(-1, len(group.vertices))  # (3(r+1), v)
                 weights = np.vstack([np.ones((1, group.coefficients.shape[1])), group.coefficients])
@@ -168,4 +170,7 @@ class MeshAnimation:
                     world = (mixed.reshape(-1, stacked.shape[0]) @ stacked).reshape(len(block), 3, -1)
                     world += transform[:, :3, 3, None]
                     out[start:start + step, group.vertices] = world.transpose(0, 2, 1)
+
+            disjoint = sum(len(g.vertices) for g in self.groups) == np.count_nonzero(~still)
+            list((parallel_map if disjoint else map)(decode, self.groups))  # shared vertices: the last group wins
         return out[0] if single else out

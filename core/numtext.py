@@ -67,17 +67,19 @@ def parse_table(block, columns, rows, *, path, first_line, strict=True, what="fr
 _CHUNK = 1 << 20  # bytes parsed per task: temporaries stay small, chunks parse in parallel
 _ASCII_ZEROS = np.uint64(0x3030303030303030)
 _KEEP_HIGH = np.array([0] + [(1 << 64) - (1 << (8 * (8 - n))) for n in range(1, 9)], dtype=np.uint64)
-_POWERS = 10 ** np.arange(9, dtype=np.uint64)
+_POWERS = 10 ** np.arange(9, dtype=np.uint64)  # per 8-digit word
+_FLOAT_POWERS = 10.0 ** np.arange(23)  # all exact in float64
 
 
 def _decimal_table(block, columns):
-    """The fast path of `parse_table`: plain decimals ([+-]digits[.digits], at most 8 digits on
-    each side of the point) in whole rows of `columns`, or None for anything else (exponents, long
-    numbers, bad tokens or rows), which the general path then reads or reports.
+    """The fast path of `parse_table`: decimals ([+-]digits[.digits][e[+-]ddd], at most 8 digits
+    before the point and 16 after) in whole rows of `columns`, or None for anything else (longer
+    numbers, powers beyond 1e22, bad tokens or rows), which the general path reads or reports.
 
-    Exact: each number is the integer of its digits divided by a power of ten, both exact in
-    float64, so the quotient is the correctly rounded value, as strtod gives. Chunks of lines parse in parallel
-    (numpy releases the GIL).
+    Exact: each number is the integer of its digits (< 2**53) divided or multiplied by a power of
+    ten up to 1e22, all exact in float64, and IEEE division and multiplication round the exact
+    result once: the correctly rounded value, as strtod gives (Clinger's fast path). Chunks of
+    lines parse in parallel (numpy releases the GIL).
     """
     view = memoryview(block)
     bounds, start = [], 0
@@ -94,8 +96,8 @@ def _decimal_table(block, columns):
 
 def _decimal_rows(chunk, columns):
     """Rows of one chunk of whole lines (see `_decimal_table`), or None."""
-    text = np.full(len(chunk) + 17, 32, dtype=np.uint8)  # 8 spaces before, 9 after: words stay inside
-    text[8:-9] = np.frombuffer(chunk, dtype=np.uint8)
+    text = np.full(len(chunk) + 25, 32, dtype=np.uint8)  # 8 spaces before, 17 after: words stay inside
+    text[8:-17] = np.frombuffer(chunk, dtype=np.uint8)
     if np.count_nonzero(text < 32) != sum(np.count_nonzero(text == c) for c in b"\t\n\r"):
         return None  # other control characters
     space = text <= 32
@@ -103,33 +105,61 @@ def _decimal_rows(chunk, columns):
     ends = np.flatnonzero(~space[:-1] & space[1:]) + 1
     if not len(starts):
         return np.zeros((0, columns))
+    stop = ends  # where each mantissa stops: an exponent mark or the end
+    marks = np.flatnonzero((text | 32) == ord("e"))
+    if len(marks):
+        marked = np.searchsorted(starts, marks, "right") - 1
+        if np.any(marked[1:] == marked[:-1]):
+            return None
+        stop = ends.copy()
+        stop[marked] = marks
     dots = np.flatnonzero(text == 46)
-    if len(dots) == len(starts) and ((dots > starts) & (dots < ends)).all():
+    if len(dots) == len(starts) and ((dots > starts) & (dots < stop)).all():
         point = dots  # the usual case: one point in every number
     else:
         owner = np.searchsorted(starts, dots, "right") - 1
         first = np.ones(len(dots), dtype=bool)
         first[1:] = owner[1:] != owner[:-1]
-        point = ends.copy()
+        point = stop.copy()
         point[owner[first]] = dots[first]
+        if np.any(point > stop):
+            return None  # a point in an exponent
     lead = text[starts]
     integer_digits = point - starts - ((lead == 45) | (lead == 43))
-    fraction_digits = np.maximum(ends - point - 1, 0)
-    if max(integer_digits.max(), fraction_digits.max()) > 8 or (integer_digits + fraction_digits).min() < 1:
-        return None
+    fraction_digits = np.maximum(stop - point - 1, 0)
+    digits = integer_digits + fraction_digits
+    if integer_digits.max() > 8 or fraction_digits.max() > 16 or digits.max() > 19 or digits.min() < 1:
+        return None  # (19 digits still fit in 64 bits)
     words = np.ndarray((len(text) - 7,), dtype="<u8", buffer=text, strides=(1,))  # 8 bytes at every offset
-    whole, whole_ok = _eight_digits(words[point - 8], integer_digits)
-    fraction = words[point + 1]  # digits first: shift them to the end (the high bytes)
-    fraction <<= (64 - 8 * fraction_digits).astype(np.uint64)
-    fraction, fraction_ok = _eight_digits(fraction, fraction_digits)
-    if not (whole_ok and fraction_ok):
+    whole, ok = _eight_digits(words[point - 8], integer_digits)
+    for offset in (1, 9) if fraction_digits.max() > 8 else (1,):  # fraction digits, 8 at a time
+        count = np.clip(fraction_digits - (offset - 1), 0, 8)
+        fraction = words[point + offset]  # digits first: shift them to the end (the high bytes)
+        fraction <<= (64 - 8 * count).astype(np.uint64)
+        fraction, fraction_ok = _eight_digits(fraction, count)
+        ok &= fraction_ok
+        whole *= _POWERS[count]
+        whole += fraction
+    if not ok:
         return None
-    whole *= _POWERS[fraction_digits]
-    whole += fraction
     if whole.max() >= 1 << 53:
         return None
+    power = -fraction_digits
+    if len(marks):
+        sign = text[marks + 1]
+        exponent_digits = ends[marked] - marks - 1 - ((sign == 45) | (sign == 43))
+        if not 1 <= exponent_digits.min() <= exponent_digits.max() <= 3:
+            return None
+        exponent, exponent_ok = _eight_digits(words[ends[marked] - 8], exponent_digits)
+        if not exponent_ok:
+            return None
+        power[marked] += np.where(sign == 45, -exponent.astype(np.int64), exponent.astype(np.int64))
+        if not -22 <= power.min() <= power.max() <= 22:
+            return None
     values = whole.astype(float)
-    values /= _POWERS[fraction_digits]
+    values /= _FLOAT_POWERS[-np.minimum(power, 0)]
+    if power.max() > 0:
+        values *= _FLOAT_POWERS[np.maximum(power, 0)]
     np.negative(values, out=values, where=lead == 45)
     per_line = np.diff(np.searchsorted(starts, np.flatnonzero(text == 10)), prepend=0, append=len(starts))
     if not ((per_line == 0) | (per_line == columns)).all():

@@ -87,4 +87,4 @@ def test_fast_number_parser_agrees_with_loadtxt_on_every_file():
         if fast is not None:
             taken += 1
             assert np.array_equal(fast.view(np.int64), reference.view(np.int64)), name
-    assert taken >= len(OK) // 2
+    assert taken >= 0.8 * len(OK)  # all but 17-digit repr() files (beyond 2**53: no exact fast path)

@@ -38,17 +38,22 @@ def test_shapes_and_errors():
 
 
 def _random_tokens(rng, count):
-    """Decimal tokens in every form the fast parser takes: signs, no point, '5.', '.5', 0-8 digits
-    on each side of the point, at most 15 in all (16 may exceed 2**53)."""
+    """Decimal tokens in every form the fast parser takes: signs, no point, '5.', '.5', up to 8
+    digits before the point, at most 15 in all (16 may exceed 2**53), exponents of 1-3 digits
+    (the power of ten applied stays within 1e+-22)."""
     tokens = []
     for _ in range(count):
         whole = str(rng.integers(0, 10 ** rng.integers(1, 9)))[: rng.integers(0, 9)]
-        fraction = "".join(rng.choice(list("0123456789"), rng.integers(0, 9 if len(whole) < 8 else 8)))
+        fraction = "".join(rng.choice(list("0123456789"), rng.integers(0, 16 - len(whole))))
         if not whole and not fraction:
             whole = "0"
         sign = rng.choice(["", "-", "+"])
         point = "." if fraction or rng.random() < 0.5 else ""
-        tokens.append(sign + whole + point + fraction)
+        sign_of_power = rng.choice(["", "-", "+"])
+        power = rng.integers(0, 13 if sign_of_power != "-" else 23 - len(fraction))  # within 1e-22
+        exponent = "" if rng.random() < 0.7 else rng.choice(["e", "E"]) + sign_of_power + str(power).zfill(
+            rng.integers(1, 4))
+        tokens.append(sign + whole + point + fraction + exponent)
     return tokens
 
 
@@ -74,14 +79,15 @@ def test_fast_parse_is_exact(seed):
 
 
 @pytest.mark.parametrize("text", [
-    b"1e5 2", b"1.2.3 4", b"-- 1", b"1- 2", b"123456789.5 1", b"0.123456789 1", b"nan 1", b". 1",
-    b"- 1", b"1 2 3", b"1\x0b 2", b"\xff1 2", b"99999999.99999999 1"])
+    b"1.2.3 4", b"-- 1", b"1- 2", b"123456789.5 1", b"0.12345678901234567 1", b"nan 1", b". 1", b"- 1",
+    b"1 2 3", b"1\x0b 2", b"\xff1 2", b"99999999.99999999 1", b"1e 2", b"1e5e3 2", b"1e5.5 2", b"e5 2",
+    b"1.5e-30 2", b"1e400 2", b"1e-1234 2"])
 def test_fast_parse_declines_what_it_cannot_read_exactly(text):
     assert numtext._decimal_table(text, 2) is None
 
 
 @pytest.mark.parametrize("text, expected", [
-    (b"1e5 2\n", [[1e5, 2]]), (b"0.123456789 1\n", [[0.123456789, 1]]), (b"123456789.5 1", [[123456789.5, 1]])])
+    (b"1.5e-30 2\n", [[1.5e-30, 2]]), (b"0.123456789 1\n", [[0.123456789, 1]]), (b"123456789.5 1", [[123456789.5, 1]])])
 def test_general_path_reads_what_the_fast_one_declines(text, expected):
     assert np.array_equal(parse_table(text, 2, 1, path="x", first_line=1), expected)
 
