@@ -45,9 +45,11 @@ def read_bvh(path, *, positions="replace", strict=True):
     if not found:
         raise ParseError(path, "expected MOTION after the hierarchy", line=parser.last_line + 1)
     frames, frame_time, block_start, first_line = _motion_header(path, data, found)
+    block = data[block_start:]
+    del data, found  # only the motion block is left to read: keep one copy of it (peak memory)
     skeleton = parser.skeleton()
-    table = parse_table(data[block_start:], parser.channel_count, frames, path=path,
-                        first_line=first_line, strict=strict)
+    table = parse_table(block, parser.channel_count, frames, path=path, first_line=first_line, strict=strict)
+    del block
     return _motion(skeleton, 1.0 / frame_time, table, positions)
 
 
