@@ -75,17 +75,17 @@ def bone_rest_matrices(obj, names):
     return flat.reshape(-1, 4, 4).transpose(0, 2, 1)[[index[n] for n in names]].astype(float)
 
 
-def add_action(obj, motion, name, axes, scale, *, rotation_mode, frames, step=None):
-    """Key every bone of `obj` (built for motion.skeleton) for all frames; returns the action.
+def add_action(obj, motion, name, axes, scale, *, rotation_mode, frames):
+    """Key every bone of `obj` (built for motion.skeleton) for all frames, in a new action assigned
+    to `obj`. A generator: yields each joint's name once its keys are written.
 
     rotation_mode  "QUATERNION", or "NATIVE" for Euler in each joint's order from the file
     frames         (F,) scene frame of each motion frame
-    step           optional callback(done_joints, text) for progress
     """
     skeleton = motion.skeleton
     bone_rest = bone_rest_matrices(obj, skeleton.names)[:, :3, :3]
     rest_world = skeleton.rest_world()[0]
-    action, fcurves = compat.new_action(obj, name)
+    _, fcurves = compat.new_action(obj, name)
     quaternions, locations = bone_bases(motion, axes, scale, bone_rest, rest_world)
     if rotation_mode == "QUATERNION":
         quaternions = rotations.quat_continuity(quaternions, axis=1)
@@ -108,6 +108,4 @@ def add_action(obj, motion, name, axes, scale, *, rotation_mode, frames, step=No
         if skeleton.has_positions(j) or np.any(location != 0):
             for index in range(3):
                 compat.add_keys(fcurves, path + ".location", index, joint, frames, location[:, index])
-        if step:
-            step(j + 1, joint)
-    return action
+        yield joint

@@ -13,7 +13,7 @@ from bpy_extras.io_utils import ExportHelper
 from .. import core
 from .armature_build import add_action, build_armature, skeleton_matches
 from .armature_read import armature_motion
-from .progress import progress
+from .progress import run
 from .registration import DroppableImport, file_format
 from .transaction import all_or_nothing
 from .units import AXES, axis_matrix, guess_scale, scene_rate, snap_rate
@@ -22,26 +22,32 @@ _ORDERS = [(o, o, f"Euler {o} (BVH channel order: {o[0]} then {o[1]} then {o[2]}
            for o in ("ZXY", "XYZ", "XZY", "YXZ", "YZX", "ZYX")]
 
 
-def import_bvh(context, paths, *, scale=1.0, auto_scale=False, axis_forward="-Z", axis_up="Y",
-               rotation_mode="QUATERNION", frame_start=1, frame_rate="SNAP", update_frame_range=True,
-               positions="replace", strict=True, one_armature=False, action_from_file=True):
+def import_bvh(context, paths, **options):
     """Import BVH files; returns (armature objects, messages). All or nothing: on any error no
-    new data-block is left and the error (a core.ParseError for bad files) propagates."""
-    messages = []
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        motions = [core.read(p, positions=positions, strict=strict) for p in paths]
-    messages += [str(w.message) for w in caught]
+    new data-block is left and the error (a core.ParseError for bad files) propagates.
+    Options: see `import_bvh_steps`."""
+    return run(import_bvh_steps(context, paths, **options), context, "Importing BVH")
+
+
+def import_bvh_steps(context, paths, *, scale=1.0, auto_scale=False, axis_forward="-Z", axis_up="Y",
+                     rotation_mode="QUATERNION", frame_start=1, frame_rate="SNAP", update_frame_range=True,
+                     positions="replace", strict=True, one_armature=False, action_from_file=True):
+    """`import_bvh` as a generator of progress steps (see progress.py); returns its result."""
+    messages, motions = [], []
+    for i, path in enumerate(paths):
+        yield 0.2 * i / len(paths), f"reading {os.path.basename(path)}"
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            motions.append(core.read(path, positions=positions, strict=strict))
+        messages += [str(w.message) for w in caught]
     axes = axis_matrix(axis_forward, axis_up)
     scene = context.scene
+    rate = scene.render.fps / scene.render.fps_base
     if frame_rate != "KEEP" and motions:
-        fps = motions[0].fps if frame_rate == "EXACT" else snap_rate(motions[0].fps)
-        scene.render.fps, scene.render.fps_base = scene_rate(fps)
-    scene_fps = scene.render.fps / scene.render.fps_base
+        rate = motions[0].fps if frame_rate == "EXACT" else snap_rate(motions[0].fps)
     objects, last_frame = [], frame_start
-    with all_or_nothing(context), progress(context, sum(m.skeleton.joint_count for m in motions),
-                                           "Importing BVH") as step:
-        done = 0
+    total, done = sum(m.skeleton.joint_count for m in motions), 0
+    with all_or_nothing(context):
         for path, motion in zip(paths, motions):
             name = os.path.splitext(os.path.basename(path))[0]
             factor = scale
@@ -53,19 +59,21 @@ def import_bvh(context, paths, *, scale=1.0, auto_scale=False, axis_forward="-Z"
             if obj is None:
                 obj = build_armature(context, motion.skeleton, name, axes, factor)
                 objects.append(obj)
-            step_frames = scene_fps / motion.fps if frame_rate == "KEEP" else 1.0
+            step_frames = rate / motion.fps if frame_rate == "KEEP" else 1.0
             frames = frame_start + step_frames * np.arange(motion.frame_count)
-            action = add_action(obj, motion, name if action_from_file else obj.name + "Action", axes, factor,
-                                rotation_mode=rotation_mode, frames=frames,
-                                step=lambda j, text, base=done: step(base + j, text))
-            if obj.animation_data.action is not action:
-                raise RuntimeError("could not assign the action")
+            keys = add_action(obj, motion, name if action_from_file else obj.name + "Action", axes, factor,
+                              rotation_mode=rotation_mode, frames=frames)
+            for j, joint in enumerate(keys):
+                yield 0.2 + 0.8 * (done + j) / max(total, 1), joint
+            action = obj.animation_data.action
             action.use_fake_user = one_armature and len(motions) > 1
             done += motion.skeleton.joint_count
             if len(frames):
                 last_frame = max(last_frame, int(np.ceil(frames[-1])))
     if one_armature and objects and len(motions) > 1:
         messages.append(f"{len(motions)} actions on one armature (kept with a fake user)")
+    if frame_rate != "KEEP" and motions:
+        scene.render.fps, scene.render.fps_base = scene_rate(rate)
     if update_frame_range and motions:
         scene.frame_start, scene.frame_end = frame_start, max(last_frame, frame_start)
     return objects, messages
@@ -132,18 +140,19 @@ class ImportBVH(bpy.types.Operator, DroppableImport, _Axes):
                                      "(off: read the frames present and warn)")
 
 
-    def execute(self, context):
-        paths = [os.path.join(self.directory, f.name) for f in self.files if f.name] or [self.filepath]
-        options = self.as_keywords(ignore=("filepath", "files", "directory", "filter_glob", "check_existing"))
-        try:
-            objects, messages = import_bvh(context, paths, **options)
-        except (core.ParseError, OSError, ValueError) as error:
-            self.report({"ERROR"}, str(error))
-            return {"CANCELLED"}
+    def paths(self):
+        return [os.path.join(self.directory, f.name) for f in self.files if f.name] or [self.filepath]
+
+    def steps(self, context):
+        options = self.as_keywords(ignore=("filepath", "files", "directory", "filter_glob", "check_existing",
+                                           "interactive"))
+        return import_bvh_steps(context, self.paths(), **options)
+
+    def finished(self, context, result):
+        objects, messages = result
         for message in messages:
             self.report({"WARNING"} if "line" in message else {"INFO"}, message)
-        self.report({"INFO"}, f"Imported {len(paths)} BVH file(s) into {len(objects)} armature(s)")
-        return {"FINISHED"}
+        self.report({"INFO"}, f"Imported {len(self.paths())} BVH file(s) into {len(objects)} armature(s)")
 
 
 class ExportBVH(bpy.types.Operator, ExportHelper, _Axes):

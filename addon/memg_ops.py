@@ -13,39 +13,46 @@ from ..core import rotations
 from ..core.pc2 import write_pc2
 from . import compat
 from .mesh_build import add_vertex_groups, build_mesh, mesh_from_blender
-from .progress import progress
+from .progress import Progress, run
 from .registration import DroppableImport, file_format
 from .transaction import all_or_nothing
 from .units import AXES, axis_matrix, scene_rate
 
 
-def import_memg(context, path, *, mode="BASIS", obj_path="", layout="auto", axis_forward="-Z", axis_up="Y",
-                frame_start=1, set_frame_rate=True):
+def import_memg(context, path, **options):
     """Import a mesh ensemble; returns (the mesh object, messages). All or nothing.
+    Options: see `import_memg_steps`."""
+    return run(import_memg_steps(context, path, **options), context, "Importing mesh ensemble")
+
+
+def import_memg_steps(context, path, *, mode="BASIS", obj_path="", layout="auto", axis_forward="-Z", axis_up="Y",
+                      frame_start=1, set_frame_rate=True):
+    """`import_memg` as a generator of progress steps (see progress.py); returns its result.
 
     mode "BASIS": one shape key per basis vector with animated values and one bone per group
     carrying its rigid motion (exact and compact); "BAKED": a PC2 cache beside the file, played
     by a Mesh Cache modifier. The mesh keeps the file's coordinates; the axis conversion is the
     object's (or armature's) transform.
     """
+    yield 0.0, f"reading {os.path.basename(path)}"
     animation = core.read(path, obj=obj_path or None, layout=layout)
     messages = [f"U and Q read {animation.layout}-major" + (" (byte-swapped file)" if animation.byte_swapped else "")]
     name = os.path.splitext(os.path.basename(path))[0]
-    scene = context.scene
-    if set_frame_rate:
-        scene.render.fps, scene.render.fps_base = scene_rate(animation.fps)
     frames = frame_start + np.arange(animation.frame_count)
     axes = np.eye(4)
     axes[:3, :3] = axis_matrix(axis_forward, axis_up)
-    with all_or_nothing(context), progress(context, len(animation.groups) + 1, "Importing mesh ensemble") as step:
+    with all_or_nothing(context):
         if mode == "BAKED":
+            yield 0.1, "writing the cache"
             obj = _baked(context, animation, path, name, frame_start)
             obj.matrix_world = axes.T.tolist()
             messages.append(f"cache written to {os.path.splitext(path)[0] + '.pc2'}")
         else:
-            obj = _basis(context, animation, name, frames, step)
+            obj = yield from _basis(context, animation, name, frames)
             obj.parent.matrix_world = axes.T.tolist()
-        step(len(animation.groups) + 1)
+    scene = context.scene
+    if set_frame_rate:
+        scene.render.fps, scene.render.fps_base = scene_rate(animation.fps)
     scene.frame_start, scene.frame_end = frame_start, frame_start + max(animation.frame_count - 1, 0)
     return obj, messages
 
@@ -64,7 +71,8 @@ def _owners(animation):
     return [np.flatnonzero(owner == g) for g in range(len(animation.groups))]
 
 
-def _basis(context, animation, name, frames, step):
+def _basis(context, animation, name, frames):
+    """The mesh object (parented to its rig); a generator of progress steps, one per group."""
     mesh = animation.mesh
     owned = _owners(animation)
     rest = mesh.vertices.copy()
@@ -113,7 +121,7 @@ def _basis(context, animation, name, frames, step):
             local[owned[g]] += reach * group.basis[i, rows]
             key.data.foreach_set("co", local.astype(np.float32).ravel())
             keyed.append((key.name, weights / reach))
-        step(g + 1, group.name)
+        yield 0.1 + 0.9 * (g + 1) / len(animation.groups), group.name
     if keyed:
         _, key_curves = compat.new_action(obj.data.shape_keys, name + "_weights")
         for key_name, values in keyed:
@@ -144,25 +152,26 @@ def export_memg(context, obj, path, *, frame_start=None, frame_end=None, toleran
     current = scene.frame_current
     depsgraph = context.evaluated_depsgraph_get()
     positions, topology = [], None
+    progress = Progress(context, "Sampling mesh")
     try:
-        with progress(context, last - first + 1, "Sampling mesh") as step:
-            for frame in range(first, last + 1):
-                scene.frame_set(frame)
-                evaluated = obj.evaluated_get(depsgraph)
-                data = evaluated.to_mesh()
-                try:
-                    flat = np.empty(3 * len(data.vertices), dtype=np.float32)
-                    data.vertices.foreach_get("co", flat)
-                    if topology is None:
-                        topology = mesh_from_blender(data)
-                    elif len(flat) != 3 * len(topology.vertices):
-                        raise ValueError(f"the vertex count changes at frame {frame}: a mesh ensemble needs fixed topology")
-                    positions.append(flat.reshape(-1, 3).astype(float))
-                finally:
-                    evaluated.to_mesh_clear()
-                step(frame - first + 1, f"frame {frame}")
+        for frame in range(first, last + 1):
+            scene.frame_set(frame)
+            evaluated = obj.evaluated_get(depsgraph)
+            data = evaluated.to_mesh()
+            try:
+                flat = np.empty(3 * len(data.vertices), dtype=np.float32)
+                data.vertices.foreach_get("co", flat)
+                if topology is None:
+                    topology = mesh_from_blender(data)
+                elif len(flat) != 3 * len(topology.vertices):
+                    raise ValueError(f"the vertex count changes at frame {frame}: a mesh ensemble needs fixed topology")
+                positions.append(flat.reshape(-1, 3).astype(float))
+            finally:
+                evaluated.to_mesh_clear()
+            progress.show((frame - first + 1) / (last - first + 1), f"frame {frame}")
     finally:
         scene.frame_set(current)
+        progress.close()
     if topology is None:
         raise ValueError("the frame range is empty")
     if grouping == "groups":
@@ -211,16 +220,13 @@ class ImportMEMG(bpy.types.Operator, DroppableImport):
     frame_start: IntProperty(name="Start Frame", default=1, description="Scene frame of the first timestep")
 
 
-    def execute(self, context):
-        options = self.as_keywords(ignore=("filepath", "filter_glob"))
-        try:
-            obj, messages = import_memg(context, self.filepath, **options)
-        except (core.ParseError, OSError, ValueError) as error:
-            self.report({"ERROR"}, str(error))
-            return {"CANCELLED"}
-        for message in messages:
+    def steps(self, context):
+        options = self.as_keywords(ignore=("filepath", "filter_glob", "interactive"))
+        return import_memg_steps(context, self.filepath, **options)
+
+    def finished(self, context, result):
+        for message in result[1]:
             self.report({"INFO"}, message)
-        return {"FINISHED"}
 
 
 class ExportMEMG(bpy.types.Operator, ExportHelper):

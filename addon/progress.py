@@ -1,23 +1,107 @@
-"""Progress for long operations: the window-manager progress bar and a status-bar text."""
+"""Long imports as generators of progress steps: run at once (scripts, background, redo) or a slice
+at a time from a modal operator, so that Blender keeps drawing the progress and Esc cancels.
 
-import contextlib
+A work generator yields (fraction done, text) between steps and returns its result; it makes its
+data-blocks inside `transaction.all_or_nothing`, so closing it early removes them.
+"""
+
+import time
+
+import bpy
+from bpy.props import BoolProperty
+
+from .. import core
 
 
-@contextlib.contextmanager
-def progress(context, steps, title):
-    """Yield a function `step(done, text)`; the bar and status text are cleared at the end."""
-    wm = context.window_manager
-    workspace = context.workspace  # None when Blender runs in the background
+class Progress:
+    """The window-manager progress bar and a status-bar text, until close()."""
 
-    def step(done, text=""):
-        wm.progress_update(done)
-        if workspace is not None:
-            workspace.status_text_set(f"{title}: {text}" if text else title)
+    def __init__(self, context, title):
+        self.title = title
+        self.window_manager = context.window_manager
+        self.workspace = context.workspace  # None when Blender runs in the background
+        self.window_manager.progress_begin(0, 100)
 
-    wm.progress_begin(0, max(steps, 1))
+    def show(self, fraction, text=""):
+        self.window_manager.progress_update(100 * fraction)
+        if self.workspace is not None:
+            self.workspace.status_text_set(f"{self.title}: {text}" if text else self.title)
+
+    def close(self):
+        self.window_manager.progress_end()
+        if self.workspace is not None:
+            self.workspace.status_text_set(None)
+
+
+def advance(work, progress, seconds=None):
+    """Run `work` for at least one step and about `seconds` (None: to its end); (True, its
+    result) once it has ended, else (False, None)."""
+    deadline = None if seconds is None else time.perf_counter() + seconds
     try:
-        yield step
+        while True:
+            progress.show(*next(work))
+            if deadline is not None and time.perf_counter() >= deadline:
+                return False, None
+    except StopIteration as end:
+        return True, end.value
+
+
+def run(work, context, title):
+    """Run `work` to its end with progress shown; returns its result."""
+    progress = Progress(context, title)
+    try:
+        return advance(work, progress)[1]
     finally:
-        wm.progress_end()
-        if workspace is not None:
-            workspace.status_text_set(None)
+        progress.close()
+
+
+class SteppedImport:
+    """Operator mixin: `steps(context)` returns the work generator, `finished(context, result)`
+    reports its result. Started by a user (file browser or drop) in a Blender with a window, the
+    work runs modally, ~50 ms per timer tick: Blender keeps drawing and Esc cancels, leaving
+    nothing. Scripts, the background and redo run it at once, so the call returns when it is done."""
+
+    interactive: BoolProperty(options={"HIDDEN", "SKIP_SAVE"})
+    _SLICE = 0.05  # seconds of work per timer tick
+
+    def execute(self, context):
+        if not self.interactive or bpy.app.background or self.is_repeat():
+            return self._outcome(context, lambda: (True, run(self.steps(context), context, self.bl_label)))
+        self._start(context)
+        context.window_manager.modal_handler_add(self)
+        return {"RUNNING_MODAL"}
+
+    def modal(self, context, event):
+        if event.type == "ESC":
+            self._stop(context)
+            self._work.close()  # the work's all-or-nothing block removes what it made
+            self.report({"WARNING"}, "Import cancelled: nothing was added")
+            return {"CANCELLED"}
+        if event.type != "TIMER":
+            return {"RUNNING_MODAL"}  # other input waits: the scene must not change under the import
+        outcome = self._outcome(context, lambda: advance(self._work, self._progress, self._SLICE))
+        if outcome != {"RUNNING_MODAL"}:
+            self._stop(context)
+        return outcome
+
+    def _start(self, context):
+        self._work, self._progress = self.steps(context), Progress(context, self.bl_label)
+        self._timer = context.window_manager.event_timer_add(0.001, window=context.window)
+
+    def _stop(self, context):
+        context.window_manager.event_timer_remove(self._timer)
+        self._progress.close()
+
+    def _outcome(self, context, call):
+        """Run `call()` -> (ended, result): {'FINISHED'} once ended (the result reported),
+        {'RUNNING_MODAL'} before, {'CANCELLED'} with the error of a bad file reported (the work,
+        all or nothing, has left nothing behind)."""
+        try:
+            ended, result = call()
+        except (core.ParseError, OSError, ValueError) as error:
+            self.report({"ERROR"}, str(error))
+            return {"CANCELLED"}
+        if not ended:
+            return {"RUNNING_MODAL"}
+        self.finished(context, result)
+        return {"FINISHED"}

@@ -4,11 +4,15 @@ invoke that lets a dropped file skip the file browser."""
 import bpy
 from bpy_extras.io_utils import ImportHelper
 
+from .progress import SteppedImport
 
-class DroppableImport(ImportHelper):
-    """ImportHelper whose invoke shows the options only, when the file came from a drop."""
+
+class DroppableImport(SteppedImport, ImportHelper):
+    """ImportHelper whose invoke shows the options only, when the file came from a drop; a user's
+    import runs modally (see SteppedImport)."""
 
     def invoke(self, context, event):
+        self.interactive = True
         if self.filepath or getattr(self, "files", None):
             return self.invoke_popup(context) if hasattr(self, "invoke_popup") else self.execute(context)
         return ImportHelper.invoke(self, context, event)
