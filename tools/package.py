@@ -24,10 +24,15 @@ def import_package():
     return sys.modules["mocap_io"]
 
 
+_registered = []
+
+
 def register_addon():
-    """Register the add-on in the running `bpy` module, and unregister it at exit (bpy 4.2 crashes
-    at exit while extension classes are still registered)."""
+    """Register the add-on in the running `bpy` module (once), and unregister it at exit (bpy 4.2
+    crashes at exit while extension classes are still registered)."""
     package = import_package()
-    package.register()
-    atexit.register(package.unregister)
+    if not _registered:
+        package.register()
+        atexit.register(package.unregister)
+        _registered.append(package)
     return package
