@@ -92,15 +92,15 @@ def add_action(obj, motion, name, axes, scale, *, rotation_mode, frames):
     for j, joint in enumerate(skeleton.names):
         pose_bone = obj.pose.bones[joint]
         path = f'pose.bones["{bpy.utils.escape_identifier(joint)}"]'
-        rotation, location = quaternions[j], locations[j]
+        location = locations[j]
         if rotation_mode == "QUATERNION":
             pose_bone.rotation_mode = "QUATERNION"
-            values = rotation
+            values = quaternions[j]
             data_path = path + ".rotation_quaternion"
         else:
             order = motion.euler_orders[j]
             pose_bone.rotation_mode = order[::-1]  # Blender names the order the other way round
-            angles = rotations.unwrap_euler(rotations.matrix_to_euler(rotations.quat_to_matrix(rotation), order))
+            angles = rotations.unwrap_euler(rotations.matrix_to_euler(rotations.quat_to_matrix(quaternions[j]), order))
             values = angles[:, [order.index(a) for a in "XYZ"]]
             data_path = path + ".rotation_euler"
         for index in range(values.shape[1]):

@@ -101,13 +101,7 @@ def compression_table():
 
 
 def blender_table(animation, folder):
-    try:
-        from package import register_addon
-        import bpy
-    except ImportError:
-        print("\n(no bpy: Blender table skipped)")
-        return
-    register_addon()
+    import bpy
     from mocap_io.addon.memg_ops import import_memg
 
     path = os.path.join(folder, "ensemble.memg")
@@ -129,12 +123,7 @@ def blender_table(animation, folder):
 
 def gltf_table(folder):
     """The encoder on real animated meshes from the corpus, as Blender's glTF importer plays them."""
-    try:
-        from package import register_addon
-        import bpy
-    except ImportError:
-        return
-    register_addon()
+    import bpy
     from mocap_io.addon.memg_ops import export_memg
 
     print(f"\nencoder at 1e-3 relative on the corpus glTF animations (evaluated in Blender {bpy.app.version_string})")
@@ -161,6 +150,12 @@ def main(args):
     animation = generated(vertices, frames)
     decode_table(animation)
     compression_table()
+    try:
+        from package import register_addon
+        register_addon()  # imports bpy
+    except ImportError:
+        print("\n(no bpy: Blender tables skipped)")
+        return
     with tempfile.TemporaryDirectory() as folder:
         gltf_table(folder)
         blender_table(animation, folder)

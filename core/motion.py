@@ -61,7 +61,7 @@ class Motion:
         joint-major: each joint's series is contiguous. Joints are converted in parallel."""
         quaternions = parallel_map(lambda j: rotations.euler_to_quat(self.euler[:, j], self.euler_orders[j]),
                                    range(self.skeleton.joint_count))
-        return np.stack(list(quaternions)).reshape(self.skeleton.joint_count, self.frame_count, 4)
+        return np.stack(list(quaternions))
 
     def local_rotations(self):
         """(F, J, 3, 3) local rotations of every joint (without the rest rotations)."""
