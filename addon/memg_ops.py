@@ -10,7 +10,7 @@ from bpy_extras.io_utils import ExportHelper
 
 from .. import core
 from ..core import rotations
-from ..core.pc2 import write_pc2
+from ..core.formats.pc2 import write_pc2
 from . import compat
 from .mesh_build import add_vertex_groups, build_mesh, mesh_from_blender
 from .progress import Progress, run

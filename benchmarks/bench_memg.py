@@ -23,8 +23,8 @@ from package import import_package  # noqa: E402
 package = import_package()
 core = package.core
 from mocap_io.core.mesh import GroupBasis, Mesh, MeshAnimation  # noqa: E402
-from mocap_io.core.memg_encode import encode  # noqa: E402
-from mocap_io.core.pc2 import read_pc2  # noqa: E402
+from mocap_io.core.formats.memg_encode import encode  # noqa: E402
+from mocap_io.core.formats.pc2 import read_pc2  # noqa: E402
 
 CORPUS = pathlib.Path(__file__).resolve().parents[2] / "shared" / "corpus"
 

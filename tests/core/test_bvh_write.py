@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from mocap_io import core
-from mocap_io.core.bvh.writer import _frame_time
+from mocap_io.core.formats.bvh.writer import _frame_time
 from bvh_samples import SIMPLE, random_motion, read_text
 
 

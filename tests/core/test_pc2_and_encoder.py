@@ -7,9 +7,9 @@ import pytest
 
 from corpus_files import CORPUS, needs_corpus
 from mocap_io import core
-from mocap_io.core.memg_encode import connected_components, encode
+from mocap_io.core.formats.memg_encode import connected_components, encode
 from mocap_io.core.mesh import Mesh, MeshAnimation
-from mocap_io.core.pc2 import read_pc2, write_pc2
+from mocap_io.core.formats.pc2 import read_pc2, write_pc2
 
 CLOTH = "mesh/gl-geometry-cloth/basicCloth"
 

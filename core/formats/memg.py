@@ -18,9 +18,9 @@ import warnings
 
 import numpy as np
 
-from .atomic import atomic_write
-from .errors import ParseError
-from .mesh import GroupBasis, MeshAnimation
+from ..atomic import atomic_write
+from ..errors import ParseError
+from ..mesh import GroupBasis, MeshAnimation
 from .obj import read_obj, write_obj
 
 LAYOUTS = ("column", "row")

@@ -2,10 +2,10 @@
 
 import numpy as np
 
-from .. import rotations
-from ..atomic import atomic_write
-from ..numtext import format_blocks
-from ..skeleton import POSITION_CHANNELS, ROTATION_CHANNELS
+from ... import rotations
+from ...atomic import atomic_write
+from ...numtext import format_blocks
+from ...skeleton import POSITION_CHANNELS, ROTATION_CHANNELS
 
 
 def write_bvh(motion, path, *, precision=6, rotation_order=None, position_joints=None,

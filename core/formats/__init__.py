@@ -1,9 +1,10 @@
-"""`read` and `write`: choose the format module by file extension."""
+"""The formats wing: one module (or package) per file format, and the registry behind
+`core.read` / `core.write`, which choose the format module by file extension."""
 
 import importlib
 import os
 
-# extension -> (module inside core, reader function, writer function or None)
+# extension -> (module inside core.formats, reader function, writer function or None)
 _FORMATS = {
     ".bvh": ("bvh", "read_bvh", "write_bvh"),
     ".obj": ("obj", "read_obj", "write_obj"),

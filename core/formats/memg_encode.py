@@ -8,7 +8,7 @@ per-vertex error (Euclidean, in world units) stays within the tolerance for ever
 
 import numpy as np
 
-from .mesh import GroupBasis, Mesh, MeshAnimation
+from ..mesh import GroupBasis, Mesh, MeshAnimation
 
 
 def encode(positions, mesh, fps, *, tolerance=1e-3, relative=True, grouping="groups"):

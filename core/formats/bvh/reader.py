@@ -12,10 +12,10 @@ import re
 
 import numpy as np
 
-from ..errors import ParseError
-from ..motion import Motion
-from ..numtext import normalize_newlines, parse_table
-from ..skeleton import POSITION_CHANNELS, ROTATION_CHANNELS, Skeleton
+from ...errors import ParseError
+from ...motion import Motion
+from ...numtext import normalize_newlines, parse_table
+from ...skeleton import POSITION_CHANNELS, ROTATION_CHANNELS, Skeleton
 
 _CHANNELS = {c.lower(): c for c in POSITION_CHANNELS + ROTATION_CHANNELS}
 _MOTION = re.compile(rb"^[ \t]*MOTION[ \t]*\r?$", re.MULTILINE | re.IGNORECASE)

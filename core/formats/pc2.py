@@ -3,8 +3,8 @@ modifier reads them."""
 
 import numpy as np
 
-from .atomic import atomic_write
-from .errors import ParseError
+from ..atomic import atomic_write
+from ..errors import ParseError
 
 _MAGIC = b"POINTCACHE2\0"
 _HEADER = np.dtype([("magic", "S12"), ("version", "<i4"), ("points", "<i4"), ("start", "<f4"),

@@ -8,10 +8,10 @@ groups), o, usemtl, mtllib, s, comments, line continuations, any line endings. O
 
 import numpy as np
 
-from .atomic import atomic_write
-from .errors import ParseError
-from .mesh import Mesh
-from .numtext import format_table
+from ..atomic import atomic_write
+from ..errors import ParseError
+from ..mesh import Mesh
+from ..numtext import format_table
 
 _MISSING = np.iinfo(np.int64).min  # a corner without uv or normal
 
