@@ -11,7 +11,7 @@ import re
 import numpy as np
 
 from ..atomic import atomic_write
-from ..errors import ParseError
+from ..errors import ParseError, require_finite
 from ..mesh import Mesh
 from ..numtext import format_table, parse_table
 
@@ -189,17 +189,33 @@ class _Reader:
 
 def write_obj(mesh, path, *, precision=6, vertices=None):
     """Write `mesh` (optionally with other vertex positions, e.g. one frame) to an OBJ file."""
-    vertices = mesh.vertices if vertices is None else np.asarray(vertices, dtype=float)
+    vertices = obj_vertices(mesh, vertices)
     with atomic_write(path) as f:
-        f.write(b"# written by Mocap I/O\n")
-        for library in mesh.material_libraries:
-            f.write(f"mtllib {library}\n".encode())
-        columns = vertices if mesh.colours is None else np.hstack([vertices, mesh.colours])
-        for key, table in (("v", columns), ("vt", mesh.uvs), ("vn", mesh.normals)):
-            if len(table):
-                lines = format_table(table, precision).splitlines(keepends=True)
-                f.write(b"".join(key.encode() + b" " + line for line in lines))
-        f.write(_faces(mesh).encode())
+        write_obj_to(f, mesh, vertices, precision)
+
+
+def obj_vertices(mesh, vertices=None):
+    """The vertex positions to write (`vertices` or the mesh's), once every number to write is
+    checked finite (ValueError naming the table and row)."""
+    vertices = mesh.vertices if vertices is None else np.asarray(vertices, dtype=float)
+    tables = {"v": vertices, "colour": mesh.colours, "vt": mesh.uvs, "vn": mesh.normals}
+    for key, table in tables.items():
+        if table is not None:
+            require_finite(table, lambda row, column: f"'{key}' row {row + 1}, value {column + 1}")
+    return vertices
+
+
+def write_obj_to(f, mesh, vertices, precision=6):
+    """Write the OBJ text of `mesh` with `vertices` (see obj_vertices) to the open binary file `f`."""
+    f.write(b"# written by Mocap I/O\n")
+    for library in mesh.material_libraries:
+        f.write(f"mtllib {library}\n".encode())
+    columns = vertices if mesh.colours is None else np.hstack([vertices, mesh.colours])
+    for key, table in (("v", columns), ("vt", mesh.uvs), ("vn", mesh.normals)):
+        if len(table):
+            lines = format_table(table, precision).splitlines(keepends=True)
+            f.write(b"".join(key.encode() + b" " + line for line in lines))
+    f.write(_faces(mesh).encode())
 
 
 def _faces(mesh):
