@@ -64,7 +64,8 @@ def read_memg(path, *, obj=None, layout="auto"):
         raw.append(_read_group(stream, mesh, frames, steps, seen))
     if stream.swapped:
         warnings.warn(f"{path}: big-endian file (endian flag byte-swapped); read with swapped bytes", stacklevel=2)
-    scores = {name: _roughness(mesh, transforms, raw, name) for name in LAYOUTS} if layout == "auto" else {}
+    with np.errstate(over="ignore", invalid="ignore"):  # huge (finite) values score as NaN: column-major
+        scores = {name: _roughness(mesh, transforms, raw, name) for name in LAYOUTS} if layout == "auto" else {}
     if layout == "auto":
         layout = "row" if scores["row"] < 0.5 * scores["column"] else "column"
     groups = [_group(g, layout) for g in raw]
