@@ -1,9 +1,10 @@
 """Wavefront OBJ: reader and writer for the rest mesh (and per-frame meshes) of mesh animations.
 
-Reads v (with optional r g b colours), vt, vn, f in every index form (v, v/vt, v//vn, v/vt/vn,
-negative = relative), polygons of any size, g (several names on one line: a face in several
-groups), o, usemtl, mtllib, s, comments, line continuations, any line endings. Other statements
-(l, p, curves) are skipped.
+Reads v (with optional r g b colours), vt (u [v [w]]: v is 0 when absent, w is dropped), vn, f in
+every index form (v, v/vt, v//vn, v/vt/vn, negative = relative), polygons of any size, g (several
+names on one line: a face in several groups), o, usemtl, mtllib, s (off, a number up to 2^31 - 1,
+or a name: smooth), comments, line continuations, any line endings. Other statements (l, p,
+curves) are skipped. Numbers must be finite decimals, indices in range; errors name the line.
 """
 
 import re
