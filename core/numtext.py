@@ -62,6 +62,10 @@ def parse_table(block, columns, rows, *, path, first_line, strict=True, what="fr
         except ValueError:
             table = _scan(block, columns, path, first_line, strict, what)
     if columns == 0:  # rows without values: only blank lines, but no more rows than lines
+        if block.strip():
+            row, line = next((i, line) for i, line in enumerate(block.split(b"\n")) if line.strip())
+            raise ParseError(path, f"expected no values in this {what} line (no channels), found "
+                                   f"{len(line.split())}", line=first_line + row)
         lines = block.count(b"\n") + 1
         if rows > lines:
             raise ParseError(path, f"{rows} {what}s declared but only {lines} lines follow", line=first_line)

@@ -95,3 +95,10 @@ def test_the_slow_path_reads_a_good_table_itself():
 
     table = _scan(b"1e-30 2\n\n3 +4.5e+30\n", 2, "x", 1, True, "frame")
     assert np.array_equal(table, [[1e-30, 2], [3, 4.5e30]])
+
+
+def test_values_where_no_channels_are_declared_are_an_error(tmp_path):
+    text = chain(3, frames=2, channels="CHANNELS 0", rows=["", "1 2 3"])
+    with pytest.raises(core.ParseError, match=r"expected no values in this frame line \(no channels\), found 3") as info:
+        read_text(tmp_path, text)
+    assert info.value.line == 5 + 4 * 2 + 3 + 3 + 2
