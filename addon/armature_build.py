@@ -4,23 +4,30 @@ import bpy
 import numpy as np
 
 from ..core import rotations
+from ..core.errors import first_nonfinite
 from . import compat
+from .names import blender_names
 from .pose_space import bone_bases
 
 
 def skeleton_matches(obj, skeleton):
     """Whether the armature `obj` has exactly this skeleton's joints and hierarchy."""
     bones = obj.data.bones
+    names = blender_names(skeleton.names)
     parents = {b.name: (b.parent.name if b.parent else None) for b in bones}
     return len(bones) == skeleton.joint_count and all(
-        name in parents and parents[name] == (skeleton.names[p] if p >= 0 else None)
-        for name, p in zip(skeleton.names, skeleton.parents))
+        name in parents and parents[name] == (names[p] if p >= 0 else None)
+        for name, p in zip(names, skeleton.parents))
 
 
 def build_armature(context, skeleton, name, axes, scale):
     """A new armature object, linked to the active collection: one bone per joint, head at the
-    joint's zero-pose position, tail toward its children (or End Sites), roll 0."""
-    heads, tails = _bone_ends(skeleton, axes, scale)
+    joint's zero-pose position, tail toward its children (or End Sites), roll 0. Bones are named
+    by names.blender_names (joint names beyond 63 bytes shortened, clashes numbered)."""
+    with np.errstate(over="ignore", invalid="ignore"):  # refused just below
+        heads, tails = _bone_ends(skeleton, axes, scale)
+    _require_float32(heads, tails, skeleton.names)
+    names = blender_names(skeleton.names)
     armature = bpy.data.armatures.new(name)
     obj = bpy.data.objects.new(name, armature)
     context.collection.objects.link(obj)
@@ -31,17 +38,24 @@ def build_armature(context, skeleton, name, axes, scale):
     bpy.ops.object.mode_set(mode="EDIT")
     try:
         edit_bones = []
-        for j, joint in enumerate(skeleton.names):
+        for j, joint in enumerate(names):
             bone = armature.edit_bones.new(joint)
             bone.head, bone.tail, bone.roll = heads[j], tails[j], 0.0
             if skeleton.parents[j] >= 0:
                 bone.parent = edit_bones[skeleton.parents[j]]
             edit_bones.append(bone)
-        if [b.name for b in edit_bones] != skeleton.names:
-            raise ValueError("joint names longer than Blender's 63-byte bone name limit cannot be imported")
     finally:
         bpy.ops.object.mode_set(mode="OBJECT")
     return obj
+
+
+def _require_float32(heads, tails, names):
+    """Refuse bone ends beyond Blender's float range (offsets of 1e308 are finite in the file)."""
+    with np.errstate(over="ignore"):
+        bad = first_nonfinite(np.stack([heads, tails], axis=1).astype(np.float32))
+    if bad is not None:
+        raise ValueError(f"joint {names[bad[0]][:80]!r}: rest position beyond Blender's float range "
+                         "(OFFSETs too large for the scale)")
 
 
 def _bone_ends(skeleton, axes, scale):
@@ -83,13 +97,14 @@ def add_action(obj, motion, name, axes, scale, *, rotation_mode, frames):
     frames         (F,) scene frame of each motion frame
     """
     skeleton = motion.skeleton
-    bone_rest = bone_rest_matrices(obj, skeleton.names)[:, :3, :3]
+    names = blender_names(skeleton.names)
+    bone_rest = bone_rest_matrices(obj, names)[:, :3, :3]
     rest_world = skeleton.rest_world()[0]
     _, fcurves = compat.new_action(obj, name)
     quaternions, locations = bone_bases(motion, axes, scale, bone_rest, rest_world)
     if rotation_mode == "QUATERNION":
         quaternions = rotations.quat_continuity(quaternions, axis=1)
-    for j, joint in enumerate(skeleton.names):
+    for j, joint in enumerate(names):
         pose_bone = obj.pose.bones[joint]
         path = f'pose.bones["{bpy.utils.escape_identifier(joint)}"]'
         location = locations[j]

@@ -13,6 +13,7 @@ from bpy_extras.io_utils import ExportHelper
 from .. import core
 from .armature_build import add_action, build_armature, skeleton_matches
 from .armature_read import armature_motion
+from .failures import InFile, message
 from .progress import run
 from .registration import DroppableImport, file_format
 from .transaction import all_or_nothing
@@ -24,7 +25,8 @@ _ORDERS = [(o, o, f"Euler {o} (BVH channel order: {o[0]} then {o[1]} then {o[2]}
 
 def import_bvh(context, paths, **options):
     """Import BVH files; returns (armature objects, messages). All or nothing: on any error no
-    new data-block is left and the error (a core.ParseError for bad files) propagates.
+    new data-block is left and the error (a core.ParseError for bad files) propagates, with the
+    file it concerns as its `import_file` (see failures.py).
     Options: see `import_bvh_steps`."""
     return run(import_bvh_steps(context, paths, **options), context, "Importing BVH")
 
@@ -36,7 +38,7 @@ def import_bvh_steps(context, paths, *, scale=1.0, auto_scale=False, axis_forwar
     messages, motions = [], []
     for i, path in enumerate(paths):
         yield 0.2 * i / len(paths), f"reading {os.path.basename(path)}"
-        with warnings.catch_warnings(record=True) as caught:
+        with warnings.catch_warnings(record=True) as caught, InFile(path):
             warnings.simplefilter("always")
             motions.append(core.read(path, positions=positions, strict=strict))
         messages += [str(w.message) for w in caught]
@@ -47,8 +49,9 @@ def import_bvh_steps(context, paths, *, scale=1.0, auto_scale=False, axis_forwar
         rate = motions[0].fps if frame_rate == "EXACT" else snap_rate(motions[0].fps)
     objects, last_frame = [], frame_start
     total, done = sum(m.skeleton.joint_count for m in motions), 0
-    with all_or_nothing(context):
+    with all_or_nothing(context), InFile() as current:
         for path, motion in zip(paths, motions):
+            current.path = path
             name = os.path.splitext(os.path.basename(path))[0]
             factor = scale
             if auto_scale:
@@ -190,8 +193,8 @@ class ExportBVH(bpy.types.Operator, ExportHelper, _Axes):
             options.update(frame_start=None, frame_end=None)
         try:
             motion = export_bvh(context, context.active_object, self.filepath, **options)
-        except (OSError, ValueError) as error:
-            self.report({"ERROR"}, str(error))
+        except Exception as error:  # noqa: BLE001 - one message naming the file, never a traceback
+            self.report({"ERROR"}, message(error, self.filepath))
             return {"CANCELLED"}
         self.report({"INFO"}, f"Exported {motion.skeleton.joint_count} joints x {motion.frame_count} frames")
         return {"FINISHED"}

@@ -12,7 +12,8 @@ from .. import core
 from ..core import rotations
 from ..core.formats.pc2 import write_pc2
 from . import compat
-from .mesh_build import add_vertex_groups, build_mesh, mesh_from_blender
+from .failures import InFile, message
+from .mesh_build import add_vertex_groups, build_mesh, float32_flat, mesh_from_blender
 from .progress import Progress, run
 from .registration import DroppableImport, file_format
 from .transaction import all_or_nothing
@@ -35,13 +36,14 @@ def import_memg_steps(context, path, *, mode="BASIS", obj_path="", layout="auto"
     object's (or armature's) transform.
     """
     yield 0.0, f"reading {os.path.basename(path)}"
-    animation = core.read(path, obj=obj_path or None, layout=layout)
+    with InFile(path):
+        animation = core.read(path, obj=obj_path or None, layout=layout)
     messages = [f"U and Q read {animation.layout}-major" + (" (byte-swapped file)" if animation.byte_swapped else "")]
     name = os.path.splitext(os.path.basename(path))[0]
     frames = frame_start + np.arange(animation.frame_count)
     axes = np.eye(4)
     axes[:3, :3] = axis_matrix(axis_forward, axis_up)
-    with all_or_nothing(context):
+    with all_or_nothing(context), InFile(path):
         if mode == "BAKED":
             yield 0.1, "writing the cache"
             obj = _baked(context, animation, path, name, frame_start)
@@ -79,17 +81,18 @@ def _basis(context, animation, name, frames):
     for group in animation.groups:  # grouped vertices rest at their local mean pose
         rest[group.vertices] = group.mean
     obj = _link(context, name, build_mesh(mesh, name, rest))
-    add_vertex_groups(obj, [(g.name, v) for g, v in zip(animation.groups, owned)])
-    add_vertex_groups(obj, [(n, mesh.group_vertices(n)) for n in mesh.groups
-                            if n not in {g.name for g in animation.groups}])
+    others = [n for n in mesh.groups if n not in {g.name for g in animation.groups}]
+    # one name per group for its bone and its vertex group (the armature modifier pairs them by name)
+    names = add_vertex_groups(obj, [(g.name, v) for g, v in zip(animation.groups, owned)]
+                              + [(n, mesh.group_vertices(n)) for n in others])[:len(animation.groups)]
     armature = bpy.data.armatures.new(name + "_frames")
     rig = _link(context, name + "_frames", armature)
     context.view_layer.objects.active = rig
     bpy.ops.object.mode_set(mode="EDIT")
     try:
         size = max(float(np.ptp(mesh.vertices, axis=0).max()) * 0.05, 1e-3) if len(mesh.vertices) else 0.1
-        for group in animation.groups:  # rest at the identity: the pose is the group's transform
-            bone = armature.edit_bones.new(group.name)
+        for bone_name in names:  # rest at the identity: the pose is the group's transform
+            bone = armature.edit_bones.new(bone_name)
             bone.head, bone.tail, bone.roll = (0, 0, 0), (0, size, 0), 0.0
     finally:
         bpy.ops.object.mode_set(mode="OBJECT")
@@ -99,15 +102,15 @@ def _basis(context, animation, name, frames):
     _, rig_curves = compat.new_action(rig, name + "_frames")
     obj.shape_key_add(name="Basis", from_mix=False)
     keyed = []
-    for g, group in enumerate(animation.groups):
-        path = f'pose.bones["{bpy.utils.escape_identifier(group.name)}"]'
-        rig.pose.bones[group.name].rotation_mode = "QUATERNION"
+    for g, (group, bone_name) in enumerate(zip(animation.groups, names)):
+        path = f'pose.bones["{bpy.utils.escape_identifier(bone_name)}"]'
+        rig.pose.bones[bone_name].rotation_mode = "QUATERNION"
         translation, rotation, scale = rotations.decompose_trs(animation.transforms[group.frame])
         values = {"location": translation, "rotation_quaternion":
                   rotations.quat_continuity(rotations.matrix_to_quat(rotation)), "scale": scale}
         for prop, table in values.items():
             for i in range(table.shape[1]):
-                compat.add_keys(rig_curves, f"{path}.{prop}", i, group.name, frames, table[:, i])
+                compat.add_keys(rig_curves, f"{path}.{prop}", i, bone_name, frames, table[:, i])
         local = np.zeros((len(mesh.vertices), 3))
         row_of = np.zeros(len(mesh.vertices), dtype=np.intp)
         row_of[group.vertices] = np.arange(len(group.vertices))  # a vertex listed twice: its last row
@@ -115,11 +118,11 @@ def _basis(context, animation, name, frames):
         for i in range(group.rank):
             weights = group.coefficients[i]
             reach = float(np.abs(weights).max()) or 1.0  # key values stay within [-1, 1]
-            key = obj.shape_key_add(name=f"{group.name}.{i}", from_mix=False)
-            key.slider_min, key.slider_max = -1.0, 1.0
             local[:] = rest
             local[owned[g]] += reach * group.basis[i, rows]
-            key.data.foreach_set("co", local.astype(np.float32).ravel())
+            key = obj.shape_key_add(name=f"{bone_name}.{i}", from_mix=False)
+            key.slider_min, key.slider_max = -1.0, 1.0
+            key.data.foreach_set("co", float32_flat(local, f"shape key {key.name!r}"))
             keyed.append((key.name, weights / reach))
         yield 0.1 + 0.9 * (g + 1) / len(animation.groups), group.name
     if keyed:
@@ -255,8 +258,8 @@ class ExportMEMG(bpy.types.Operator, ExportHelper):
         try:
             animation = export_memg(context, context.active_object, self.filepath, tolerance=self.tolerance,
                                     relative=self.relative == "RELATIVE", grouping=self.grouping)
-        except (OSError, ValueError) as error:
-            self.report({"ERROR"}, str(error))
+        except Exception as error:  # noqa: BLE001 - one message naming the file, never a traceback
+            self.report({"ERROR"}, message(error, self.filepath))
             return {"CANCELLED"}
         ranks = sum(g.rank for g in animation.groups)
         self.report({"INFO"}, f"Exported {animation.frame_count} frames: {len(animation.groups)} groups, "

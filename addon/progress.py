@@ -10,7 +10,7 @@ import time
 import bpy
 from bpy.props import BoolProperty
 
-from .. import core
+from . import failures
 
 
 class Progress:
@@ -94,12 +94,12 @@ class SteppedImport:
 
     def _outcome(self, context, call):
         """Run `call()` -> (ended, result): {'FINISHED'} once ended (the result reported),
-        {'RUNNING_MODAL'} before, {'CANCELLED'} with the error of a bad file reported (the work,
-        all or nothing, has left nothing behind)."""
+        {'RUNNING_MODAL'} before, {'CANCELLED'} with any error reported as one message naming the
+        file (the work, all or nothing, has left nothing behind)."""
         try:
             ended, result = call()
-        except (core.ParseError, OSError, ValueError) as error:
-            self.report({"ERROR"}, str(error))
+        except Exception as error:  # noqa: BLE001 - every failure ends as one message, never a traceback
+            self.report({"ERROR"}, failures.message(error, getattr(self, "filepath", "")))
             return {"CANCELLED"}
         if not ended:
             return {"RUNNING_MODAL"}

@@ -1,4 +1,6 @@
-"""The one error type every reader raises for bad input."""
+"""The one error type every reader raises for bad input, and the check that finds non-finite numbers."""
+
+import numpy as np
 
 
 class ParseError(ValueError):
@@ -19,3 +21,22 @@ class ParseError(ValueError):
         if offset is not None:
             where += f", byte {offset}"
         super().__init__(f"{where}: {what}")
+
+
+def first_nonfinite(values):
+    """Index tuple of the first NaN or infinity in `values` (C order), or None when all are finite.
+
+    One vectorised pass on good data; the search for the place runs only when there is one.
+    """
+    values = np.asarray(values)
+    if np.isfinite(values).all():
+        return None
+    return tuple(int(i) for i in np.unravel_index(np.argmin(np.isfinite(values)), values.shape))
+
+
+def require_finite(values, place):
+    """Raise ValueError naming `place(*index)` of the first NaN or infinity in `values`: writers
+    refuse such data before they open the output (a reader would reject the file)."""
+    bad = first_nonfinite(values)
+    if bad is not None:
+        raise ValueError(f"{place(*bad)} is {np.asarray(values)[bad]}: cannot write non-finite numbers")

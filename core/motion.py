@@ -38,8 +38,8 @@ class Motion:
             raise ValueError(f"{len(self.euler_orders)} Euler orders for {skeleton.joint_count} joints")
         if self.scales is not None and self.scales.shape != shape:
             raise ValueError(f"scales {self.scales.shape} must be {shape}")
-        if not self.fps > 0:
-            raise ValueError(f"fps must be positive, not {fps}")
+        if not 0 < self.fps < float("inf"):
+            raise ValueError(f"fps must be positive and finite, not {fps}")
 
     def __repr__(self):
         return f"<Motion {self.skeleton.joint_count} joints x {self.frame_count} frames at {self.fps:g} fps>"

@@ -18,6 +18,20 @@ from .errors import ParseError
 from .parallel import parallel_map
 
 _LONE_CR = re.compile(rb"\r(?!\n)")
+_DECIMAL = re.compile(rb"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+
+
+def parse_number(token):
+    """The finite float of a decimal token (str or bytes: `-1.5`, `.5`, `2e-3`), or None.
+
+    Stricter than float(): no underscores (`1_000`), no `nan`, `inf`, or numbers beyond float range,
+    no surrounding whitespace: exactly what the table parsers (ours, numpy's loadtxt) accept.
+    """
+    raw = token.encode("latin-1", "replace") if isinstance(token, str) else token
+    if not _DECIMAL.fullmatch(raw):
+        return None
+    value = float(raw)
+    return value if math.isfinite(value) else None
 
 
 def normalize_newlines(data):
@@ -48,6 +62,10 @@ def parse_table(block, columns, rows, *, path, first_line, strict=True, what="fr
         except ValueError:
             table = _scan(block, columns, path, first_line, strict, what)
     if columns == 0:  # rows without values: only blank lines, but no more rows than lines
+        if block.strip():
+            row, line = next((i, line) for i, line in enumerate(block.split(b"\n")) if line.strip())
+            raise ParseError(path, f"expected no values in this {what} line (no channels), found "
+                                   f"{len(line.split())}", line=first_line + row)
         lines = block.count(b"\n") + 1
         if rows > lines:
             raise ParseError(path, f"{rows} {what}s declared but only {lines} lines follow", line=first_line)
@@ -203,9 +221,12 @@ def _line_of_row(block, row):
 
 
 def _scan(block, columns, path, first_line, strict, what):
-    """Slow path: find the first bad line and raise, or (lenient) drop an incomplete last row."""
+    """Slow path: every line token by token; raise at the first bad line, or (lenient) drop an
+    incomplete last row. Reads the table itself when every line is good, so an error always
+    names its line."""
     lines = block.split(b"\n")
     last = max((i for i, line in enumerate(lines) if line.strip()), default=-1)
+    table = []
     for number, line in enumerate(lines):
         tokens = line.split()
         if not tokens:
@@ -215,18 +236,15 @@ def _scan(block, columns, path, first_line, strict, what):
             if not strict and number == last and len(tokens) < columns:
                 warnings.warn(f"{path}, line {where}: incomplete last {what} ({len(tokens)} of {columns} "
                               "values) dropped", stacklevel=4)
-                return parse_table(b"\n".join(lines[:number]), columns, 0, path=path, first_line=first_line,
-                                   strict=False, what=what) if number else np.zeros((0, columns))
+                break
             raise ParseError(path, f"expected {columns} values in this {what} line, found {len(tokens)}", line=where)
-        for column, token in enumerate(tokens, 1):
-            try:
-                value = float(token)
-            except ValueError:
-                value = None
-            if value is None or not math.isfinite(value):
-                shown = token.decode("latin-1")[:40]
-                raise ParseError(path, f"value {column}: expected a finite number, found {shown!r}", line=where)
-    raise ParseError(path, f"could not read the {what} data", line=first_line)
+        row = [parse_number(token) for token in tokens]
+        if None in row:
+            column = row.index(None)
+            shown = tokens[column].decode("latin-1")[:40]
+            raise ParseError(path, f"value {column + 1}: expected a finite number, found {shown!r}", line=where)
+        table.append(row)
+    return np.array(table, dtype=float).reshape(-1, columns)
 
 
 _TABLE_SIZE = 10_000  # integer parts below this come from a lookup table

@@ -7,6 +7,9 @@ vertex count v, v 1-based .obj vertex indices, mean pose (3v, xyz interleaved), 
 index, U rows, U columns, U, Q rows, Q columns, Q. Positions of group g at timestep t:
 TW[parent, t] (p + U Q[:, t]).
 
+Every timestep must be held by data (no timesteps without local frames), every local frame's 3x3
+part must be invertible, every real finite.
+
 The seed does not say whether U and Q are stored row- or column-major. `layout="auto"` decodes
 both and keeps the one whose animation is smoother in time and keeps edge lengths steadier; when
 the two readings are identical (rank 1, one frame) or too close to call it keeps column-major,
@@ -18,10 +21,10 @@ import warnings
 
 import numpy as np
 
-from ..atomic import atomic_write
-from ..errors import ParseError
+from ..atomic import atomic_writes
+from ..errors import ParseError, first_nonfinite, require_finite
 from ..mesh import GroupBasis, MeshAnimation
-from .obj import read_obj, write_obj
+from .obj import obj_vertices, read_obj, write_obj_to
 
 LAYOUTS = ("column", "row")
 
@@ -47,17 +50,22 @@ def read_memg(path, *, obj=None, layout="auto"):
     frames, steps = stream.counts(2, "local frame count and timestep count")
     if frames < 0 or steps < 0:
         raise ParseError(path, f"negative local frame ({frames}) or timestep ({steps}) count", offset=8)
+    if frames == 0 and steps:  # every timestep must be held by bytes of the file
+        raise ParseError(path, f"{steps} timesteps but no local frames: the timesteps hold no data", offset=8)
+    at = stream.offset
     affines = stream.doubles(12 * frames * steps, f"{frames} x {steps} local frame transforms")
+    _require_invertible(path, affines.reshape(steps * frames, 3, 4), frames, at)
     transforms = np.zeros((steps, frames, 4, 4))
     transforms[..., :3, :] = affines.reshape(steps, frames, 3, 4)
     transforms[..., 3, 3] = 1.0
     transforms = transforms.transpose(1, 0, 2, 3)
-    raw = []
+    raw, seen = [], set()
     while not stream.done:
-        raw.append(_read_group(stream, mesh, frames, steps))
+        raw.append(_read_group(stream, mesh, frames, steps, seen))
     if stream.swapped:
         warnings.warn(f"{path}: big-endian file (endian flag byte-swapped); read with swapped bytes", stacklevel=2)
-    scores = {name: _roughness(mesh, transforms, raw, name) for name in LAYOUTS} if layout == "auto" else {}
+    with np.errstate(over="ignore", invalid="ignore"):  # huge (finite) values score as NaN: column-major
+        scores = {name: _roughness(mesh, transforms, raw, name) for name in LAYOUTS} if layout == "auto" else {}
     if layout == "auto":
         layout = "row" if scores["row"] < 0.5 * scores["column"] else "column"
     groups = [_group(g, layout) for g in raw]
@@ -106,18 +114,34 @@ class _Stream:
 
     def doubles(self, count, field):
         values = self._take(count, 8, "f8", field)
-        if not np.isfinite(values).all():
-            raise ParseError(self.path, f"{field}: non-finite value", offset=self.offset - 8 * count)
+        bad = first_nonfinite(values)
+        if bad is not None:
+            raise ParseError(self.path, f"{field}: value {bad[0] + 1} is {values[bad]}",
+                             offset=self.offset - 8 * (count - bad[0]))
         return values
 
 
-def _read_group(stream, mesh, frames, steps):
+def _require_invertible(path, affines, frames, start):
+    """Refuse a local frame transform whose 3x3 part is singular (all zero, flat) or overflows."""
+    with np.errstate(over="ignore", invalid="ignore"):  # an overflow is refused below
+        determinants = np.linalg.det(affines[:, :, :3]) if len(affines) else np.ones(0)
+    bad = np.flatnonzero(~(np.abs(determinants) > 0) | ~np.isfinite(determinants))
+    if len(bad):
+        step, frame = divmod(int(bad[0]), frames)
+        raise ParseError(path, f"transform of local frame {frame} at timestep {step} is singular "
+                               f"(determinant {determinants[bad[0]]:g}): it cannot place a group", offset=start + 96 * bad[0])
+
+
+def _read_group(stream, mesh, frames, steps, seen):
     start = stream.offset
     length, = stream.counts(1, "group name length")
     if length <= 0:
         raise ParseError(stream.path, f"group name length: expected a positive count, found {length}", offset=start)
     name_bytes = stream._take(length, 1, "u1", "group name").tobytes()
     name = name_bytes.decode("utf-8", errors="replace").rstrip("\0")
+    if name in seen:
+        raise ParseError(stream.path, f"group {name[:80]!r} appears twice", offset=start + 4)
+    seen.add(name)
     if name not in mesh.groups:
         raise ParseError(stream.path, f"group {name!r} is not a group of the .obj "
                                       f"({', '.join(sorted(mesh.groups)) or 'it has none'})", offset=start + 4)
@@ -185,7 +209,8 @@ def _roughness(mesh, transforms, raw, layout, sample=64):
 
 
 def write_memg(animation, path, *, obj=None, tolerance=1e-3, relative=True, grouping="groups", layout="column"):
-    """Write a MeshAnimation as .memg plus its .obj (default: same name, .obj), both atomically.
+    """Write a MeshAnimation as .memg plus its .obj (default: same name, .obj): both files are
+    replaced together, or (on any error) neither. Non-finite or singular data is refused first.
 
     A dense animation is encoded first (see memg_encode.encode: tolerance, relative, grouping).
     """
@@ -196,16 +221,20 @@ def write_memg(animation, path, *, obj=None, tolerance=1e-3, relative=True, grou
     if not animation.factored:
         animation = encode(animation.positions(), animation.mesh, animation.fps, tolerance=tolerance,
                            relative=relative, grouping=grouping)
-    fps = int(round(animation.fps))
-    if fps <= 0 or abs(fps - animation.fps) > 1e-6 * animation.fps:
+    if not (np.isfinite(animation.fps) and animation.fps > 0) or abs(round(animation.fps) - animation.fps) > 1e-6 * animation.fps:
         raise ValueError(f"the format stores whole frame rates; {animation.fps:g} fps cannot be written")
+    fps = int(round(animation.fps))
     missing = [g.name for g in animation.groups if g.name not in animation.mesh.groups]
     if missing:
         raise ValueError(f"groups {missing} are not groups of the mesh")
+    transforms = _checked_transforms(animation)
     obj = obj if obj is not None else os.path.splitext(str(path))[0] + ".obj"
-    parts = [np.array([1, fps, len(animation.transforms), animation.frame_count], dtype="<i4").tobytes(),
-             animation.transforms[..., :3, :].transpose(1, 0, 2, 3).astype("<f8").tobytes()]
+    vertices = obj_vertices(animation.mesh)
+    parts = [np.array([1, fps, len(transforms), animation.frame_count], dtype="<i4").tobytes(),
+             transforms[..., :3, :].transpose(1, 0, 2, 3).astype("<f8").tobytes()]
     for g in animation.groups:
+        for what, values in (("mean", g.mean), ("basis", g.basis), ("coefficients", g.coefficients)):
+            require_finite(values, lambda *index: f"{what} {list(index)} of group {g.name!r}")
         name = g.name.encode("utf-8")
         u = g.basis.reshape(g.rank, 3 * len(g.vertices)).T  # (3v, r)
         parts += [np.array([len(name)], "<i4").tobytes(), name,
@@ -214,8 +243,23 @@ def write_memg(animation, path, *, obj=None, tolerance=1e-3, relative=True, grou
                   (u if layout == "row" else u.T).astype("<f8").tobytes(),
                   np.array([g.rank, animation.frame_count], "<i4").tobytes(),
                   (g.coefficients if layout == "row" else g.coefficients.T).astype("<f8").tobytes()]
-    write_obj(animation.mesh, obj)
-    with atomic_write(path) as f:
+    with atomic_writes([path, obj]) as (memg_file, obj_file):  # both files, or neither
+        write_obj_to(obj_file, animation.mesh, vertices)
         for part in parts:
-            f.write(part)
+            memg_file.write(part)
     return animation
+
+
+def _checked_transforms(animation):
+    """The (k, F, 4, 4) local frames to write: finite and invertible; one identity frame when
+    there are none, so that every timestep is held by data (the reader requires it)."""
+    transforms = animation.transforms
+    if not len(transforms) and animation.frame_count:
+        transforms = np.broadcast_to(np.eye(4), (1, animation.frame_count, 4, 4))
+    require_finite(transforms, lambda k, t, *_: f"transform of local frame {k} at frame {t}")
+    with np.errstate(over="ignore", invalid="ignore"):
+        determinants = np.linalg.det(transforms[..., :3, :3])
+    if not np.all(np.abs(determinants) > 0):
+        k, t = np.argwhere(~(np.abs(determinants) > 0))[0]
+        raise ValueError(f"transform of local frame {k} at frame {t} is singular: cannot write it")
+    return transforms

@@ -1,19 +1,25 @@
 """Wavefront OBJ: reader and writer for the rest mesh (and per-frame meshes) of mesh animations.
 
-Reads v (with optional r g b colours), vt, vn, f in every index form (v, v/vt, v//vn, v/vt/vn,
-negative = relative), polygons of any size, g (several names on one line: a face in several
-groups), o, usemtl, mtllib, s, comments, line continuations, any line endings. Other statements
-(l, p, curves) are skipped.
+Reads v (with optional r g b colours), vt (u [v [w]]: v is 0 when absent, w is dropped), vn, f in
+every index form (v, v/vt, v//vn, v/vt/vn, negative = relative), polygons of any size, g (several
+names on one line: a face in several groups), o, usemtl, mtllib, s (off, a number up to 2^31 - 1,
+or a name: smooth), comments, line continuations, any line endings. Other statements (l, p,
+curves) are skipped. Numbers must be finite decimals, indices in range; errors name the line.
 """
+
+import re
 
 import numpy as np
 
 from ..atomic import atomic_write
-from ..errors import ParseError
+from ..errors import ParseError, require_finite
 from ..mesh import Mesh
-from ..numtext import format_table
+from ..numtext import format_table, parse_table
 
 _MISSING = np.iinfo(np.int64).min  # a corner without uv or normal
+_LARGEST = 1 << 62  # no index read is larger, so none is mistaken for _MISSING or overflows
+_INDEX = re.compile(r"[+-]?[0-9]+")
+_SMOOTH_MAX = 2**31 - 1
 
 
 def read_obj(path):
@@ -62,42 +68,48 @@ class _Reader:
             elif key == "mtllib":
                 self.libraries += rest.split()
             elif key == "s":
-                value = rest.strip().lower()
-                smooth = 0 if value in ("off", "0", "") else int(value) if value.isdigit() else 1
+                smooth = self.smoothing(rest.strip().lower(), number)
 
-    def numbers(self, key, minimum, maximum):
-        """(n, columns) array of the `key` rows, in one parse when they share a column count."""
+    def smoothing(self, value, line):
+        """A smoothing group: 0 for off, its number, or 1 for any other name."""
+        if value in ("off", ""):
+            return 0
+        if not (value.isascii() and value.isdigit()):
+            return 1
+        if len(value) > 10 or int(value) > _SMOOTH_MAX:
+            raise ParseError(self.path, f"smoothing group {value[:40]}: expected off or a number up to {_SMOOTH_MAX}",
+                             line=line)
+        return int(value)
+
+    def numbers(self, key, minimum, maximum, fill):
+        """(n, maximum) array of the `key` rows (`fill` where a row has fewer numbers). Rows of one
+        column count parse as one table (the shared fast parser); mixed counts by count."""
         rows = self.rows[key]
+        table = np.full((len(rows), maximum), fill)
         if not rows:
-            return np.zeros((0, minimum))
-        try:
-            values = np.array(" ".join(text for _, text in rows).split(), dtype=float)
-        except ValueError:
-            values = None
-        columns = values.size // len(rows) if values is not None else 0
-        if values is None or values.size % len(rows) or not minimum <= columns <= maximum \
-                or not np.isfinite(values).all():
-            return self.slow_numbers(key, minimum, maximum)
-        table = values.reshape(len(rows), columns)
-        if any(len(text.split()) != columns for _, text in rows[:: max(1, len(rows) // 64)]):
-            return self.slow_numbers(key, minimum, maximum)  # same total, different rows
-        return table
-
-    def slow_numbers(self, key, minimum, maximum):
-        table = []
-        for number, text in self.rows[key]:
-            words = text.split()
-            if not minimum <= len(words) <= maximum:
-                raise ParseError(self.path, f"'{key}' needs {minimum} to {maximum} numbers, found {len(words)}",
-                                 line=number)
+            return table
+        columns = len(rows[0][1].split())
+        if minimum <= columns <= maximum:
             try:
-                values = [float(w) for w in words]
-            except ValueError:
-                values = [float("nan")]
-            if not np.isfinite(values).all():
-                raise ParseError(self.path, f"'{key}': expected numbers, found {text.strip()[:60]!r}", line=number)
-            table.append(values + [np.nan] * (maximum - len(values)))
-        return np.array(table)
+                table[:, :columns] = parse_table("\n".join(text for _, text in rows).encode("utf-8", "replace"),
+                                                 columns, len(rows), path=self.path, first_line=0)
+                return table
+            except ParseError:
+                pass  # mixed column counts, or an error to locate
+        words = [text.split() for _, text in rows]
+        counts = np.fromiter(map(len, words), dtype=np.intp, count=len(words))
+        bad = np.flatnonzero((counts < minimum) | (counts > maximum))
+        if len(bad):
+            raise ParseError(self.path, f"'{key}' needs {minimum} to {maximum} numbers, found {counts[bad[0]]}",
+                             line=rows[bad[0]][0])
+        for columns in np.unique(counts):
+            which = np.flatnonzero(counts == columns)
+            block = "\n".join(" ".join(words[i]) for i in which).encode("utf-8", "replace")
+            try:
+                table[which, :columns] = parse_table(block, int(columns), len(which), path=self.path, first_line=0)
+            except ParseError as error:  # its line counts the rows of the block
+                raise ParseError(self.path, f"{key!r} {error.what}", line=rows[which[error.line]][0]) from None
+        return table
 
     def uniform_corners(self, tokens):
         """(C, 3) raw indices in one parse when every corner has the same form, else None."""
@@ -106,35 +118,45 @@ class _Reader:
         first = tokens[0]
         joined = " ".join(tokens)
         if joined.count("/") != first.count("/") * len(tokens) or \
-                joined.count("//") != first.count("//") * len(tokens) or first.count("/") > 2:
+                joined.count("//") != first.count("//") * len(tokens) or first.count("/") > 2 \
+                or "_" in joined or not joined.isascii():  # int() would take 1_0 and other digits
             return None
+        present = [i for i, part in enumerate(first.split("/")) if part]
         try:
-            values = np.array(joined.replace("//", f"/{_MISSING}/").replace("/", " ").split(), dtype=np.int64)
-        except ValueError:
+            values = np.array(joined.replace("/", " ").split(), dtype=np.int64)
+        except (ValueError, OverflowError):
             return None
-        columns = first.count("/") + 1
-        if values.size != columns * len(tokens):
-            return None
+        if values.size != len(present) * len(tokens) or not len(present) or present[0] != 0 \
+                or (values.size and not -_LARGEST <= values.min() <= values.max() <= _LARGEST):
+            return None  # (the corner by corner path names the line)
         table = np.full((len(tokens), 3), _MISSING, dtype=np.int64)
-        table[:, :columns] = values.reshape(-1, columns)
+        table[:, present] = values.reshape(-1, len(present))
         return table
 
     def corner(self, token, face):
         """Raw (v, vt, vn) indices of one corner (_MISSING where absent)."""
         parts = token.split("/")
+        line = self.faces[face][0]
         if len(parts) > 3 or not parts[0]:
-            raise ParseError(self.path, f"bad face corner {token!r} (expected v, v/vt, v//vn or v/vt/vn)",
-                             line=self.faces[face][0])
-        try:
-            return [int(p) if p else _MISSING for p in parts + [""] * (3 - len(parts))]
-        except ValueError:
-            raise ParseError(self.path, f"bad face corner {token!r}: not an index", line=self.faces[face][0]) from None
+            raise ParseError(self.path, f"bad face corner {token[:40]!r} (expected v, v/vt, v//vn or v/vt/vn)",
+                             line=line)
+        indices = []
+        for key, part in zip(("v", "vt", "vn"), parts + [""] * (3 - len(parts))):
+            if not part:
+                indices.append(_MISSING)
+                continue
+            if not _INDEX.fullmatch(part):
+                raise ParseError(self.path, f"bad face corner {token[:40]!r}: not an index", line=line)
+            if len(part) > 19 or abs(int(part)) > _LARGEST:
+                raise ParseError(self.path, f"face corner: {key} index {part[:40]} out of range", line=line)
+            indices.append(int(part))
+        return indices
 
     def mesh(self):
-        v = self.numbers("v", 3, 7)
-        vt = self.numbers("vt", 1, 3)
-        vn = self.numbers("vn", 3, 3)
-        colours = v[:, 3:6] if v.shape[1] >= 6 and not np.isnan(v[:, 3:6]).any() else None
+        v = self.numbers("v", 3, 7, np.nan)
+        vt = self.numbers("vt", 1, 3, 0.0)  # "vt u": v = 0; "vt u v w": w is dropped
+        vn = self.numbers("vn", 3, 3, np.nan)
+        colours = v[:, 3:6] if len(v) and not np.isnan(v[:, 3:6]).any() else None
         counts = {"v": len(v), "vt": len(vt), "vn": len(vn)}
         sizes = np.array([len(f[1]) for f in self.faces], dtype=np.intp)
         short = np.flatnonzero(sizes < 3)
@@ -158,7 +180,7 @@ class _Reader:
                 raise ParseError(self.path, f"face corner: {key} index {raw[bad[0]]} out of range "
                                             f"(1..{counts[key]})", line=face[0])
             corners[:, column] = np.where(raw == _MISSING, -1, index)
-        return Mesh(v[:, :3], sizes, corners[:, 0], colours=colours, uvs=vt[:, :2] if len(vt) else None,
+        return Mesh(v[:, :3], sizes, corners[:, 0], colours=colours, uvs=vt[:, :2],
                     normals=vn, face_uvs=corners[:, 1] if (corners[:, 1] >= 0).any() else None,
                     face_normals=corners[:, 2] if (corners[:, 2] >= 0).any() else None,
                     face_materials=[f[2] for f in self.faces], materials=self.materials,
@@ -168,17 +190,33 @@ class _Reader:
 
 def write_obj(mesh, path, *, precision=6, vertices=None):
     """Write `mesh` (optionally with other vertex positions, e.g. one frame) to an OBJ file."""
-    vertices = mesh.vertices if vertices is None else np.asarray(vertices, dtype=float)
+    vertices = obj_vertices(mesh, vertices)
     with atomic_write(path) as f:
-        f.write(b"# written by Mocap I/O\n")
-        for library in mesh.material_libraries:
-            f.write(f"mtllib {library}\n".encode())
-        columns = vertices if mesh.colours is None else np.hstack([vertices, mesh.colours])
-        for key, table in (("v", columns), ("vt", mesh.uvs), ("vn", mesh.normals)):
-            if len(table):
-                lines = format_table(table, precision).splitlines(keepends=True)
-                f.write(b"".join(key.encode() + b" " + line for line in lines))
-        f.write(_faces(mesh).encode())
+        write_obj_to(f, mesh, vertices, precision)
+
+
+def obj_vertices(mesh, vertices=None):
+    """The vertex positions to write (`vertices` or the mesh's), once every number to write is
+    checked finite (ValueError naming the table and row)."""
+    vertices = mesh.vertices if vertices is None else np.asarray(vertices, dtype=float)
+    tables = {"v": vertices, "colour": mesh.colours, "vt": mesh.uvs, "vn": mesh.normals}
+    for key, table in tables.items():
+        if table is not None:
+            require_finite(table, lambda row, column: f"'{key}' row {row + 1}, value {column + 1}")
+    return vertices
+
+
+def write_obj_to(f, mesh, vertices, precision=6):
+    """Write the OBJ text of `mesh` with `vertices` (see obj_vertices) to the open binary file `f`."""
+    f.write(b"# written by Mocap I/O\n")
+    for library in mesh.material_libraries:
+        f.write(f"mtllib {library}\n".encode())
+    columns = vertices if mesh.colours is None else np.hstack([vertices, mesh.colours])
+    for key, table in (("v", columns), ("vt", mesh.uvs), ("vn", mesh.normals)):
+        if len(table):
+            lines = format_table(table, precision).splitlines(keepends=True)
+            f.write(b"".join(key.encode() + b" " + line for line in lines))
+    f.write(_faces(mesh).encode())
 
 
 def _faces(mesh):

@@ -4,7 +4,7 @@ modifier reads them."""
 import numpy as np
 
 from ..atomic import atomic_write
-from ..errors import ParseError
+from ..errors import ParseError, first_nonfinite, require_finite
 
 _MAGIC = b"POINTCACHE2\0"
 _HEADER = np.dtype([("magic", "S12"), ("version", "<i4"), ("points", "<i4"), ("start", "<f4"),
@@ -28,13 +28,27 @@ def read_pc2(path):
     if points < 0 or samples < 0 or need != left:
         raise ParseError(path, f"{samples} samples x {points} points need {need} bytes of data, the file has {left}",
                          offset=_HEADER.itemsize)
-    positions = np.frombuffer(data, "<f4", count=points * samples * 3, offset=_HEADER.itemsize)
-    return positions.reshape(samples, points, 3), float(header["start"]), float(header["sampling"])
+    start, sampling = float(header["start"]), float(header["sampling"])
+    if not np.isfinite(start):
+        raise ParseError(path, f"start frame {start}: expected a finite number", offset=20)
+    if not (np.isfinite(sampling) and sampling > 0):
+        raise ParseError(path, f"sampling step {sampling}: expected a positive finite number", offset=24)
+    positions = np.frombuffer(data, "<f4", count=points * samples * 3, offset=_HEADER.itemsize).reshape(samples, points, 3)
+    bad = first_nonfinite(positions)
+    if bad is not None:
+        sample, point, axis = bad
+        raise ParseError(path, f"sample {sample}, point {point}: coordinate {'xyz'[axis]} is {positions[bad]}",
+                         offset=_HEADER.itemsize + 4 * int(np.ravel_multi_index(bad, positions.shape)))
+    return positions, start, sampling
 
 
 def write_pc2(path, positions, start=0.0, sampling=1.0):
     """Write positions (samples, points, 3) as a PC2 file (float32), atomically."""
-    positions = np.asarray(positions, dtype="<f4")
+    with np.errstate(over="ignore"):  # beyond float32: refused as infinite
+        positions = np.asarray(positions, dtype="<f4")
+    require_finite(positions, lambda sample, point, axis: f"sample {sample}, point {point}, {'xyz'[axis]} (float32)")
+    if not (np.isfinite(start) and np.isfinite(sampling) and sampling > 0):
+        raise ValueError(f"start {start} and sampling {sampling}: expected finite numbers, a positive sampling")
     header = np.array([(_MAGIC, 1, positions.shape[1], start, sampling, positions.shape[0])], _HEADER)
     with atomic_write(path) as f:
         f.write(header.tobytes())

@@ -155,3 +155,67 @@ def test_missing_obj_is_a_clear_error(tmp_path):
     (tmp_path / "b.memg").write_bytes(valid_file())
     with pytest.raises(core.ParseError, match="no .obj beside it"):
         core.read(tmp_path / "b.memg")
+
+
+# Hostile files (found by mutation): counts with no data behind them, non-finite or singular numbers
+
+def test_timesteps_without_local_frames_hold_no_data(tmp_path):
+    """16 bytes that declared 2,147,483,647 frames: every timestep must be held by bytes."""
+    path = write_pair(tmp_path, np.array([1, 30, 0, 2**31 - 1], "<i4").tobytes())
+    with pytest.raises(core.ParseError, match="2147483647 timesteps but no local frames") as info:
+        core.read(path)
+    assert info.value.offset == 8
+
+
+def test_counts_beyond_the_bytes_left_are_refused(tmp_path):
+    path = write_pair(tmp_path, np.array([1, 30, 2**31 - 1, 2**31 - 1], "<i4").tobytes())
+    with pytest.raises(core.ParseError, match=f"needs {96 * (2**31 - 1) ** 2} bytes, only 0 left"):
+        core.read(path)
+
+
+def transforms_with(value, step, frame):
+    data = bytearray(header("<") + block("<", "column", u=U, q=Q))
+    at = 16 + 96 * (2 * step + frame)
+    data[at:at + 96] = (np.eye(3, 4) * value if np.isscalar(value) else value).astype("<f8").tobytes()
+    return bytes(data), at
+
+
+@pytest.mark.parametrize("value", [0.0, 1e-120])
+def test_singular_transforms_are_refused(tmp_path, value):
+    data, at = transforms_with(value, 1, 0)
+    with pytest.raises(core.ParseError, match="transform of local frame 0 at timestep 1 is singular") as info:
+        core.read(write_pair(tmp_path, data))
+    assert info.value.offset == at
+
+
+def test_transforms_whose_determinant_overflows_are_refused(tmp_path):
+    data, at = transforms_with(1e200, 0, 1)
+    with pytest.raises(core.ParseError, match="determinant inf") as info:
+        core.read(write_pair(tmp_path, data))
+    assert info.value.offset == at
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_a_non_finite_double_is_named_at_its_own_offset(tmp_path, bad):
+    data = bytearray(header("<") + block("<", "column", u=U, q=Q))
+    at = len(data) - 8 * 3  # the second coefficient of the last timestep
+    data[at:at + 8] = np.array([bad], "<f8").tobytes()
+    with pytest.raises(core.ParseError, match=f"Q of group 'left': value 2 is {bad}") as info:
+        core.read(write_pair(tmp_path, bytes(data)))
+    assert info.value.offset == at
+
+
+def test_a_group_may_appear_once(tmp_path):
+    data = header("<") + block("<", "row", u=U, q=Q) + block("<", "row", u=U, q=Q)
+    with pytest.raises(core.ParseError, match="group 'left' appears twice"):
+        core.read(write_pair(tmp_path, data))
+
+
+def test_a_static_mesh_writes_a_local_frame_per_timestep(tmp_path):
+    """With no moving group the writer still backs each frame with data (an identity frame)."""
+    (tmp_path / "a.obj").write_text(OBJ)
+    mesh = core.read(tmp_path / "a.obj")
+    still = core.mesh.MeshAnimation(mesh, 25, np.broadcast_to(mesh.vertices, (6, 5, 3)))
+    core.write(still, tmp_path / "still.memg", tolerance=1e-6, relative=False)
+    back = core.read(tmp_path / "still.memg")
+    assert back.frame_count == 6 and np.allclose(back.positions(), mesh.vertices)

@@ -78,7 +78,7 @@ def test_face_errors_name_the_line(tmp_path, bad, what):
 def test_vertex_errors(tmp_path):
     with pytest.raises(core.ParseError) as info:
         read(tmp_path, "v 0 0 0\nv 1 x 0\n")
-    assert info.value.line == 2 and "expected numbers" in str(info.value)
+    assert info.value.line == 2 and "'v' value 2: expected a finite number, found 'x'" in str(info.value)
     with pytest.raises(core.ParseError) as info:
         read(tmp_path, "v 0 0 0\nv 1 0\n")
     assert info.value.line == 2 and "'v' needs 3 to 7 numbers, found 2" in str(info.value)
@@ -94,3 +94,48 @@ def test_a_large_mesh_reads_in_bulk(tmp_path):
     back = core.read(tmp_path / "grid.obj")
     np.testing.assert_array_equal(back.face_vertices, mesh.face_vertices)
     np.testing.assert_array_equal(back.vertices, vertices)
+
+
+TRIANGLE = "v 0 0 0\nv 1 0 0\nv 0 1 0\n"
+
+
+@pytest.mark.parametrize("face", ["f 1 2 9223372036854775808", "f 1 2 -9223372036854775808",
+                                  "f 1 2 99999999999999999999999", "f 1/9223372036854775807 2/1 3/1",
+                                  "f 1//-9223372036854775808 2//1 3//1"])
+def test_huge_face_indices_are_out_of_range_at_their_line(tmp_path, face):
+    with pytest.raises(core.ParseError, match="index .* out of range") as info:
+        read(tmp_path, TRIANGLE + "vt 0 0\nvn 0 0 1\n" + face + "\n")
+    assert info.value.line == 6
+
+
+@pytest.mark.parametrize("face", ["f 1 2 1_0", "f 1 2 ٣"])
+def test_face_indices_are_ascii_digits(tmp_path, face):
+    with pytest.raises(core.ParseError, match="not an index") as info:
+        read(tmp_path, TRIANGLE + face + "\n")
+    assert info.value.line == 4
+
+
+def test_smoothing_groups(tmp_path):
+    mesh = read(tmp_path, TRIANGLE + "s 7\nf 1 2 3\ns off\nf 1 2 3\ns group_name\nf 1 2 3\ns ²\nf 1 2 3\n")
+    assert mesh.face_smooth.tolist() == [7, 0, 1, 1]
+    with pytest.raises(core.ParseError, match="smoothing group 99999999999999999999: expected off or a number") as info:
+        read(tmp_path, TRIANGLE + "s 99999999999999999999\nf 1 2 3\n")
+    assert info.value.line == 4
+
+
+def test_uvs_of_one_two_or_three_numbers_stay_aligned(tmp_path):
+    """'vt u' means (u, 0) and 'vt u v w' drops w (OBJ spec): every uv keeps its own row."""
+    mesh = read(tmp_path, TRIANGLE + "vt 0.5\nvt 0.25 0.75 0.125\nvt 0.1 0.2\nf 1/1 2/2 3/3\n")
+    assert mesh.uvs.tolist() == [[0.5, 0], [0.25, 0.75], [0.1, 0.2]]
+    only_u = read(tmp_path, TRIANGLE + "vt 0.5\nvt 0.25\nvt 1\nf 1/1 2/2 3/3\n")
+    assert only_u.uvs.tolist() == [[0.5, 0], [0.25, 0], [1, 0]]
+    rows = "".join(f"vt {i}\nvt {i} {i}\n" for i in range(200))  # counts vary on every row
+    assert read(tmp_path, TRIANGLE + rows + "f 1/1 2/2 3/3\n").uvs[:4].tolist() == [[0, 0], [0, 0], [1, 0], [1, 1]]
+
+
+@pytest.mark.parametrize("key, row", [("v", "v 1 nan 0"), ("v", "v 1 1_0 0"), ("vt", "vt inf 0"), ("vn", "vn 0 0 1e999"),
+                                      ("v", "v 0 0 0 1 1 -inf")])
+def test_non_finite_numbers_name_their_line(tmp_path, key, row):
+    with pytest.raises(core.ParseError, match=f"'{key}' value .: expected a finite number") as info:
+        read(tmp_path, TRIANGLE + "vt 0 0\nvn 0 0 1\n" + row + "\nf 1 2 3\n")
+    assert info.value.line == 6

@@ -100,3 +100,32 @@ def test_a_rigid_motion_needs_no_basis(tmp_path):
     back = core.read(tmp_path / "rigid.memg")
     np.testing.assert_allclose(back.positions(), rigid, atol=1e-9)
     np.testing.assert_allclose(back.groups[0].local_positions(np.arange(3)).shape, (3, len(mesh.vertices), 3))
+
+
+def pc2(tmp_path, positions, **header):
+    write_pc2(tmp_path / "a.pc2", positions)
+    data = bytearray((tmp_path / "a.pc2").read_bytes())
+    for offset, value in header.items():
+        data[int(offset[1:]):int(offset[1:]) + 4] = np.array([value], "<f4").tobytes()
+    (tmp_path / "a.pc2").write_bytes(bytes(data))
+    return tmp_path / "a.pc2"
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_pc2_positions_must_be_finite(tmp_path, bad):
+    path = pc2(tmp_path, np.zeros((3, 4, 3)))
+    data = bytearray(path.read_bytes())
+    at = 32 + 4 * (2 * 12 + 1 * 3 + 2)  # sample 2, point 1, z
+    data[at:at + 4] = np.array([bad], "<f4").tobytes()
+    path.write_bytes(bytes(data))
+    with pytest.raises(core.ParseError, match="sample 2, point 1: coordinate z is") as info:
+        read_pc2(path)
+    assert info.value.offset == at
+
+
+@pytest.mark.parametrize("offset, value, what", [("o24", 0.0, "sampling step"), ("o24", -1.0, "sampling step"),
+                                                 ("o24", np.nan, "sampling step"), ("o20", np.inf, "start frame")])
+def test_pc2_start_and_sampling_must_be_usable(tmp_path, offset, value, what):
+    with pytest.raises(core.ParseError, match=what) as info:
+        read_pc2(pc2(tmp_path, np.zeros((2, 2, 3)), **{offset: value}))
+    assert info.value.offset == int(offset[1:])

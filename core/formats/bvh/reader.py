@@ -14,13 +14,18 @@ import numpy as np
 
 from ...errors import ParseError
 from ...motion import Motion
-from ...numtext import normalize_newlines, parse_table
+from ...numtext import normalize_newlines, parse_number, parse_table
 from ...skeleton import POSITION_CHANNELS, ROTATION_CHANNELS, Skeleton
 
 _CHANNELS = {c.lower(): c for c in POSITION_CHANNELS + ROTATION_CHANNELS}
 _MOTION = re.compile(rb"^[ \t]*MOTION[ \t]*\r?$", re.MULTILINE | re.IGNORECASE)
 _FRAMES = re.compile(r"^\s*frames\s*:\s*(\S*)\s*$", re.IGNORECASE)
 _FRAME_TIME = re.compile(r"^\s*frame\s+time\s*:\s*(\S*)\s*$", re.IGNORECASE)
+# A frame holds two float64 triples per joint (angles, translation). Rows of few channels can
+# stand for many joints, so the arrays a file may make are bounded by its size:
+_BYTES_PER_JOINT_FRAME = 48
+_MEMORY_PER_BYTE = 100
+_MEMORY_FLOOR = 64 << 20
 
 
 def read_bvh(path, *, positions="replace", strict=True):
@@ -34,6 +39,7 @@ def read_bvh(path, *, positions="replace", strict=True):
         raise ValueError(f"positions must be 'replace' or 'add', not {positions!r}")
     with open(path, "rb") as f:
         data = normalize_newlines(f.read())
+    size = len(data)
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     if not data or data.isspace():
@@ -50,6 +56,12 @@ def read_bvh(path, *, positions="replace", strict=True):
     skeleton = parser.skeleton()
     table = parse_table(block, parser.channel_count, frames, path=path, first_line=first_line, strict=strict)
     del block
+    need = len(table) * skeleton.joint_count * _BYTES_PER_JOINT_FRAME
+    if need > _MEMORY_FLOOR + _MEMORY_PER_BYTE * size:
+        raise ParseError(path, f"{len(table)} frames x {skeleton.joint_count} joints would take {need / 2**20:.0f} MiB "
+                               f"from a file of {size / 2**20:.1f} MiB (at most {_MEMORY_PER_BYTE} x the file size + "
+                               f"{_MEMORY_FLOOR >> 20} MiB): too many frames for joints without channels",
+                         line=first_line)
     return _motion(skeleton, 1.0 / frame_time, table, positions)
 
 
@@ -76,20 +88,22 @@ def _motion_header(path, data, found):
             if text.strip():
                 break
         match = pattern.match(text)
-        try:
-            value = float(match.group(1)) if match else math.nan
-        except ValueError:
-            value = math.nan
+        value = parse_number(match.group(1)) if match else None
+        found = f"expected '{name}', found {text.strip()[:60]!r}"
+        if name.startswith("Frames") and not (value is not None and value >= 0 and value == int(value)):
+            raise ParseError(path, found, line=line)
+        if name.startswith("Frame Time") and not (value is not None and value > 0):
+            raise ParseError(path, found, line=line)
+        if name.startswith("Frame Time") and not math.isfinite(1.0 / value):
+            raise ParseError(path, f"Frame Time {value:g} is too small: the frame rate 1 / Frame Time is infinite",
+                             line=line)
         values.append(value)
-        if not (value >= 0 and math.isfinite(value)) or (name.startswith("Frames") and value != int(value)) \
-                or (name.startswith("Frame Time") and value <= 0):
-            raise ParseError(path, f"expected '{name}', found {text.strip()[:60]!r}", line=line)
     start = len(data) if position < 0 else position + 1
     return int(values[0]), values[1], start, line + 1
 
 
 class _Hierarchy:
-    """Recursive-descent parser of the HIERARCHY section (a few hundred lines at most)."""
+    """Parser of the HIERARCHY section: tokens with their line numbers, nesting kept on a stack."""
 
     def __init__(self, path, text, end):
         self.path = path
@@ -129,12 +143,46 @@ class _Hierarchy:
             token, line = self.next("ROOT")
             if token.lower() != "root":
                 raise self.error(f"expected ROOT or MOTION, found {token[:40]!r}", line)
-            self.joint(-1, line)
+            self.joints(line)
         if not self.names:
             raise self.error("expected ROOT: the hierarchy has no joints")
 
-    def joint(self, parent, line):
-        """Parse a ROOT/JOINT body after its keyword; the name is the rest of the line."""
+    def joints(self, line):
+        """Parse a ROOT and every joint nested in it (a loop over a stack of open joints: any depth)."""
+        stack = [self.open_joint(-1, line)]  # (joint index, line of its keyword)
+        while stack:
+            index, opened = stack[-1]
+            name = self.names[index][:80]  # for messages
+            token, at = self.next(f"'}}' closing joint {name!r} (opened on line {opened})")
+            keyword = token.lower()
+            if keyword == "}":
+                self.close_joint(index, opened)
+                stack.pop()
+            elif keyword == "offset":
+                if self.offsets[index] is not None:
+                    raise self.error(f"second OFFSET for joint {name!r}", at)
+                self.offsets[index] = self.numbers(3, "OFFSET")
+            elif keyword == "channels":
+                if self.channels[index] is not None:
+                    raise self.error(f"second CHANNELS for joint {name!r}", at)
+                self.channels[index] = self.channel_list()
+            elif keyword == "joint":
+                stack.append(self.open_joint(index, at))
+            elif keyword in ("end", "endsite"):
+                if keyword == "end":
+                    self.expect("Site")
+                self.expect("{")
+                self.expect("OFFSET")
+                self.end_parents.append(index)
+                self.end_offsets.append(self.numbers(3, "End Site OFFSET"))
+                self.expect("}")
+            elif keyword == "motion":
+                raise self.error(f"expected '}}' closing joint {name!r} (opened on line {opened}) before MOTION", at)
+            else:
+                raise self.error(f"expected OFFSET, CHANNELS, JOINT, End Site or '}}', found {token[:40]!r}", at)
+
+    def open_joint(self, parent, line):
+        """Read a ROOT/JOINT header (the name is the rest of the line) and its '{'."""
         words = self.lines[line - 1].split(None, 1)
         name = words[1].strip() if len(words) > 1 else ""
         if name.endswith("{"):
@@ -142,7 +190,8 @@ class _Hierarchy:
         if not name:
             raise self.error("expected a joint name after ROOT/JOINT", line)
         if name in self.name_lines:
-            raise self.error(f"duplicate joint name {name!r} (first defined on line {self.name_lines[name]})", line)
+            raise self.error(f"duplicate joint name {name[:80]!r} (first defined on line {self.name_lines[name]})",
+                             line)
         while self.position < len(self.tokens) and self.tokens[self.position][1] == line \
                 and self.tokens[self.position][0] != "{":
             self.position += 1  # the words of the name
@@ -153,35 +202,11 @@ class _Hierarchy:
         self.offsets.append(None)
         self.channels.append(None)
         self.expect("{")
-        while True:
-            token, at = self.next(f"'}}' closing joint {name!r} (opened on line {line})")
-            keyword = token.lower()
-            if keyword == "}":
-                break
-            if keyword == "offset":
-                if self.offsets[index] is not None:
-                    raise self.error(f"second OFFSET for joint {name!r}", at)
-                self.offsets[index] = self.numbers(3, "OFFSET")
-            elif keyword == "channels":
-                if self.channels[index] is not None:
-                    raise self.error(f"second CHANNELS for joint {name!r}", at)
-                self.channels[index] = self.channel_list()
-            elif keyword == "joint":
-                self.joint(index, at)
-            elif keyword in ("end", "endsite"):
-                if keyword == "end":
-                    self.expect("Site")
-                self.expect("{")
-                self.expect("OFFSET")
-                self.end_parents.append(index)
-                self.end_offsets.append(self.numbers(3, "End Site OFFSET"))
-                self.expect("}")
-            elif keyword == "motion":
-                raise self.error(f"expected '}}' closing joint {name!r} (opened on line {line}) before MOTION", at)
-            else:
-                raise self.error(f"expected OFFSET, CHANNELS, JOINT, End Site or '}}', found {token[:40]!r}", at)
+        return index, line
+
+    def close_joint(self, index, line):
         if self.offsets[index] is None:
-            raise self.error(f"joint {name!r} has no OFFSET", line)
+            raise self.error(f"joint {self.names[index][:80]!r} has no OFFSET", line)
         if self.channels[index] is None:
             self.channels[index] = ()
 
@@ -189,11 +214,8 @@ class _Hierarchy:
         values = []
         for _ in range(count):
             token, line = self.next(f"a number in {what}")
-            try:
-                value = float(token)
-            except ValueError:
-                value = math.nan
-            if not math.isfinite(value):
+            value = parse_number(token)
+            if value is None:
                 raise self.error(f"expected {count} numbers after {what}, found {token[:40]!r}", line)
             values.append(value)
         return values

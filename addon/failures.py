@@ -1,0 +1,46 @@
+"""How a failed import reaches the user: one message naming the file and, when known, the place
+(line, byte offset, joint and frame), never a traceback."""
+
+import traceback
+
+from ..core import ParseError
+
+
+class InFile:
+    """Context manager: an exception raised inside records `path` (the file being imported) as its
+    `import_file`, unless an inner block recorded one first. The exception itself propagates
+    unchanged. `path` may be changed inside, e.g. per file of a loop."""
+
+    def __init__(self, path=None):
+        self.path = path
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, error, trace):
+        if isinstance(error, Exception) and self.path is not None and not hasattr(error, "import_file"):
+            try:
+                error.import_file = str(self.path)
+            except AttributeError:  # an exception type without a __dict__
+                pass
+        return False
+
+
+def message(error, fallback=""):
+    """One line for the report: the file (the error's own, its `import_file`, else `fallback`),
+    the place when the error knows it, and what went wrong."""
+    path = getattr(error, "import_file", None) or fallback
+    if isinstance(error, ParseError):
+        return str(error)  # names its own file (an .obj beside a .memg, say) and the place
+    if isinstance(error, OSError):
+        return f"{error.filename or path}: {error.strerror or error}"
+    if isinstance(error, MemoryError):
+        what = "not enough memory for what the file declares"
+    elif isinstance(error, RecursionError):
+        what = "nested too deeply to read"
+    elif isinstance(error, ValueError):
+        what = str(error)
+    else:  # a bug of ours: the user gets one line, the console the traceback
+        traceback.print_exception(error)
+        what = f"unexpected {type(error).__name__}: {error}"
+    return f"{path}: {what}" if path else what

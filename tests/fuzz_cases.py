@@ -1,0 +1,299 @@
+"""Deterministic mutants of every format, read in a subprocess under resource limits.
+
+Each format has seed files (generated here, plus a few small corpus files when present). Case i of
+a format applies mutation i % len(MUTATIONS) with a random generator seeded by (format, i): byte
+flips, truncation, token swaps, huge counts, inserted junk, number replacement, a line repeated,
+deep nesting, a count with as many blank lines.
+`run(format, cases)` reads every mutant in a child process limited in address space and time per
+case, and returns what happened: outcome counts (read / ParseError / OSError), the cases where
+anything else escaped (with the exception), the child's peak memory and run time.
+
+    python tests/fuzz_cases.py [cases per format]      prints the table for every format
+"""
+
+import json
+import os
+import pathlib
+import subprocess
+import sys
+import time
+import zlib
+
+import numpy as np
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+CORPUS = pathlib.Path(os.environ.get("MOCAP_IO_CORPUS", ROOT.parent / "shared" / "corpus"))
+FORMATS = ("bvh", "obj", "memg", "pc2")
+MEMORY_LIMIT = 3 << 30  # address space of the child, bytes
+CASE_SECONDS = 5.0  # time limit of one case
+CASES = 400  # per format
+
+# numbers that broke readers: non-finite, out of range, not a decimal for numpy
+NUMBERS = [b"nan", b"inf", b"-inf", b"1e308", b"-1e308", b"1e-320", b"1_000", b"-9223372036854775808",
+           b"9223372036854775808", b"99999999999999999999", b"2147483647", b"-1", b"0", b"1e400"]
+BINARY_INTS = [2**31 - 1, -(2**31), -1, 0, 1 << 24, 65536]
+BINARY_FLOATS = [np.nan, np.inf, -np.inf, 1e308, 0.0, 1e-320]
+_TOKEN = rb"[^\s]+"
+
+
+def _core():
+    sys.path.insert(0, str(ROOT / "tools"))
+    from package import import_package
+
+    return import_package().core
+
+
+def seeds(fmt):
+    """[(name, {file name: bytes}, file to read)] of one format: generated samples, then corpus files."""
+    core = _core()
+    import importlib
+    import tempfile
+
+    mesh_module = importlib.import_module(core.__name__ + ".mesh")
+    pc2 = importlib.import_module(core.__name__ + ".formats.pc2")
+    rng = np.random.default_rng(7)
+    out = []
+    with tempfile.TemporaryDirectory() as folder:
+        folder = pathlib.Path(folder)
+        if fmt == "bvh":
+            names = ["Hips", "Chest", "Neck", "Head", "LeftArm"]
+            skeleton = core.Skeleton(names, [-1, 0, 1, 2, 1], rng.normal(0, 10, (5, 3)),
+                                     channels=[("Xposition", "Yposition", "Zposition", "Zrotation", "Xrotation",
+                                                "Yrotation")] + [("Zrotation", "Xrotation", "Yrotation")] * 4,
+                                     end_site_parents=[3, 4], end_site_offsets=rng.normal(0, 5, (2, 3)))
+            motion = core.Motion(skeleton, 30, rng.uniform(-3, 3, (6, 5, 3)), ["ZXY"] * 5,
+                                 np.broadcast_to(skeleton.offsets, (6, 5, 3)))
+            core.write(motion, folder / "sample.bvh", precision=4)
+            out.append(("sample", {"t.bvh": (folder / "sample.bvh").read_bytes()}, "t.bvh"))
+            lines = ["HIERARCHY", "ROOT r", "{", "OFFSET 0 0 0", "CHANNELS 0"]
+            lines += [f"JOINT j{i}\n{{\nOFFSET 0 1 0\nCHANNELS 0\n}}" for i in range(100)]
+            lines += ["}", "MOTION", "Frames: 3", "Frame Time: 0.04", "", "", ""]
+            out.append(("no channels", {"t.bvh": "\n".join(lines).encode()}, "t.bvh"))
+            for name in ("pybvh/rotation_first_root.bvh", "fairmotion/sinusoidal.bvh"):
+                if (CORPUS / "bvh" / name).is_file():
+                    out.append((name, {"t.bvh": (CORPUS / "bvh" / name).read_bytes()}, "t.bvh"))
+        elif fmt in ("obj", "memg"):
+            n = 4
+            grid = np.stack(np.meshgrid(np.arange(n), np.arange(n), indexing="ij"), -1).reshape(-1, 2)
+            vertices = np.hstack([grid, np.zeros((n * n, 1))]).astype(float)
+            quads = np.array([[i * n + j, i * n + j + 1, (i + 1) * n + j + 1, (i + 1) * n + j]
+                              for i in range(n - 1) for j in range(n - 1)])
+            mesh = mesh_module.Mesh(vertices, np.full(len(quads), 4), quads.ravel(), uvs=vertices[:, :2] / n,
+                                    face_uvs=quads.ravel(), groups={"left": np.arange(4), "right": np.arange(4, 9)})
+            frames = np.array([vertices + [0, 0, np.sin(t + vertices[:, 0])[0]] for t in range(5)])
+            frames[:, :, 2] += 0.1 * np.sin(vertices[:, 1])[None] * np.arange(5)[:, None]
+            animation = mesh_module.MeshAnimation(mesh, 24, frames)
+            core.write(animation, folder / "t.memg", tolerance=1e-4)
+            files = {"t.obj": (folder / "t.obj").read_bytes()}
+            if fmt == "memg":
+                files["t.memg"] = (folder / "t.memg").read_bytes()
+            out.append(("sample", files, "t." + fmt))
+            if fmt == "obj" and (CORPUS / "mesh/gl-geometry-cloth/basicCloth.obj").is_file():
+                out.append(("basicCloth.obj", {"t.obj": (CORPUS / "mesh/gl-geometry-cloth/basicCloth.obj")
+                                               .read_bytes()}, "t.obj"))
+        else:
+            pc2.write_pc2(folder / "t.pc2", rng.normal(size=(6, 5, 3)), start=1.0, sampling=0.5)
+            out.append(("sample", {"t.pc2": (folder / "t.pc2").read_bytes()}, "t.pc2"))
+            if (CORPUS / "mesh/gl-geometry-cloth/basicCloth.pc2").is_file():
+                out.append(("basicCloth.pc2", {"t.pc2": (CORPUS / "mesh/gl-geometry-cloth/basicCloth.pc2")
+                                               .read_bytes()}, "t.pc2"))
+    return out
+
+
+def _flip(data, rng):
+    data = bytearray(data)
+    for _ in range(rng.integers(1, 5)):
+        data[rng.integers(len(data))] ^= int(rng.integers(1, 256))
+    return bytes(data)
+
+
+def _truncate(data, rng):
+    return data[:rng.integers(len(data))]
+
+
+def _junk(data, rng):
+    at = rng.integers(len(data) + 1)
+    return data[:at] + rng.integers(0, 256, rng.integers(1, 40), dtype=np.uint8).tobytes() + data[at:]
+
+
+def _spans(data):
+    import re
+
+    return [m.span() for m in re.finditer(_TOKEN, data)]
+
+
+def _swap_tokens(data, rng):
+    spans = _spans(data)
+    if len(spans) < 2:
+        return _flip(data, rng)
+    (a0, a1), (b0, b1) = sorted(spans[i] for i in rng.choice(len(spans), 2, replace=False))
+    return data[:a0] + data[b0:b1] + data[a1:b0] + data[a0:a1] + data[b1:]
+
+
+def _replace_number(data, rng, binary):
+    if binary:  # a float64 or float32 at an aligned offset
+        data = bytearray(data)
+        kind = "<f8" if rng.random() < 0.5 else "<f4"
+        at = 4 * rng.integers(max(len(data) // 4, 1))
+        data[at:at + 8] = np.array([BINARY_FLOATS[rng.integers(len(BINARY_FLOATS))]], kind).tobytes()
+        return bytes(data)
+    spans = [s for s in _spans(data) if data[s[0]:s[1]].lstrip(b"-+").replace(b".", b"", 1)[:1].isdigit()]
+    if not spans:
+        return _junk(data, rng)
+    a, b = spans[rng.integers(len(spans))]
+    return data[:a] + NUMBERS[rng.integers(len(NUMBERS))] + data[b:]
+
+
+def _huge_count(data, rng, binary):
+    if binary:
+        data = bytearray(data)
+        at = 4 * rng.integers(min(len(data) // 4, 8 if rng.random() < 0.5 else len(data) // 4) or 1)
+        data[at:at + 4] = np.array([BINARY_INTS[rng.integers(len(BINARY_INTS))]], "<i4").tobytes()
+        return bytes(data)
+    spans = [s for s in _spans(data) if data[s[0]:s[1]].isdigit()]  # counts are plain integers
+    if not spans:
+        return _junk(data, rng)
+    a, b = spans[rng.integers(len(spans))]
+    return data[:a] + str(int(rng.choice([10**6, 10**9, 2**31 - 1, 10**12]))).encode() + data[b:]
+
+
+def _nest(data, rng):
+    """A chain of hundreds or thousands of joints nested at a JOINT (or ROOT) line."""
+    at = max(data.find(b"JOINT"), 0)
+    depth = int(rng.integers(500, 5000))
+    chain = b"".join(b"JOINT n%d\n{\nOFFSET 0 1 0\n" % i for i in range(depth)) + b"}\n" * depth
+    return data[:at] + chain + data[at:]
+
+
+def _many_lines(data, rng):
+    """A count replaced by a large n, and n blank lines at the end (the data seems to be there)."""
+    spans = [s for s in _spans(data) if data[s[0]:s[1]].isdigit()]
+    count = int(rng.choice([10**4, 10**5, 10**6]))
+    if spans:
+        a, b = spans[rng.integers(len(spans))] if rng.random() < 0.5 else spans[-1]
+        data = data[:a] + str(count).encode() + data[b:]
+    return data + b"\n" * count
+
+
+def _repeat_line(data, rng):
+    lines = data.split(b"\n")
+    k = rng.integers(len(lines))
+    return b"\n".join(lines[:k] + [lines[k]] * int(rng.integers(2, 3000)) + lines[k:])
+
+
+MUTATIONS = ("flip", "truncate", "swap", "huge count", "junk", "number", "repeat line", "nest", "many lines")
+
+
+def mutant(files, target, fmt, case):
+    """The files of case `case`: the seed files with one mutation applied to one of them."""
+    rng = np.random.default_rng([zlib.crc32(fmt.encode()), case])
+    kind = MUTATIONS[case % len(MUTATIONS)]
+    name = target if fmt != "memg" or rng.random() < 0.8 else "t.obj"  # mostly the .memg
+    binary = name.endswith((".memg", ".pc2"))
+    data = files[name]
+    if kind == "flip":
+        data = _flip(data, rng)
+    elif kind == "truncate":
+        data = _truncate(data, rng)
+    elif kind == "swap":
+        data = _swap_tokens(data, rng) if not binary else _flip(data, rng)
+    elif kind == "huge count":
+        data = _huge_count(data, rng, binary)
+    elif kind == "junk":
+        data = _junk(data, rng)
+    elif kind == "number":
+        data = _replace_number(data, rng, binary)
+    elif kind == "repeat line":
+        data = _repeat_line(data, rng) if not binary else _junk(data, rng)
+    elif kind == "nest":
+        data = _nest(data, rng) if not binary else _flip(data, rng)
+    else:
+        data = _many_lines(data, rng) if not binary else _huge_count(data, rng, binary)
+    return {**files, name: data}, kind
+
+
+def _child(fmt, count):
+    """Run in the child: read every mutant, print a JSON report."""
+    import resource
+    import signal
+    import tempfile
+    import traceback
+    import warnings
+
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
+    core = _core()
+    import importlib
+
+    read = importlib.import_module(core.__name__ + ".formats.pc2").read_pc2 if fmt == "pc2" else core.read
+
+    class Timeout(Exception):
+        pass
+
+    def expire(*_):
+        raise Timeout(f"more than {CASE_SECONDS} s")
+
+    signal.signal(signal.SIGALRM, expire)
+    outcomes, failures, kinds = {"read": 0, "ParseError": 0, "OSError": 0}, [], {}
+    started = time.perf_counter()
+    sources = seeds(fmt)
+    with tempfile.TemporaryDirectory() as folder:
+        folder = pathlib.Path(folder)
+        for case in range(count):
+            name, files, target = sources[case % len(sources)]
+            files, kind = mutant(files, target, fmt, case)
+            for file, data in files.items():
+                (folder / file).write_bytes(data)
+            signal.setitimer(signal.ITIMER_REAL, CASE_SECONDS)
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    result = read(folder / target)
+                    if fmt == "memg":
+                        result.positions(slice(0, 2))  # decoding works too
+                outcome = "read"
+            except core.ParseError:
+                outcome = "ParseError"
+            except OSError:
+                outcome = "OSError"
+            except BaseException as error:  # noqa: BLE001 - any other escape is what the fuzz looks for
+                outcome = None
+                failures.append({"case": case, "seed": name, "mutation": kind, "error": f"{type(error).__name__}: "
+                                 f"{str(error)[:300]}", "where": traceback.format_exc(limit=-3)[-600:]})
+            finally:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+            if outcome:
+                outcomes[outcome] += 1
+            kinds[kind] = kinds.get(kind, 0) + 1
+    report = {"format": fmt, "cases": count, "seeds": [s[0] for s in sources], "outcomes": outcomes,
+              "mutations": kinds, "failures": failures, "seconds": time.perf_counter() - started,
+              "peak_rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}
+    print(json.dumps(report))
+
+
+def run(fmt, count):
+    """Report (dict) of `count` mutants of `fmt`, read in a limited child process."""
+    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MALLOC_ARENA_MAX="2")
+    done = subprocess.run([sys.executable, __file__, "--child", fmt, str(count)], capture_output=True, text=True,
+                          env=env, timeout=count * CASE_SECONDS + 60)
+    if done.returncode:
+        raise RuntimeError(f"fuzz child for {fmt} failed ({done.returncode}): {done.stderr[-2000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def main(count):
+    print(f"{'format':<6} {'cases':>5} {'read':>5} {'ParseError':>10} {'OSError':>7} {'other':>5} "
+          f"{'seconds':>7} {'peak MiB':>8}  seeds")
+    for fmt in FORMATS:
+        r = run(fmt, count)
+        o = r["outcomes"]
+        print(f"{fmt:<6} {r['cases']:>5} {o['read']:>5} {o['ParseError']:>10} {o['OSError']:>7} "
+              f"{len(r['failures']):>5} {r['seconds']:>7.1f} {r['peak_rss'] / 2**20:>8.0f}  {', '.join(r['seeds'])}")
+        for failure in r["failures"][:10]:
+            print("   ", failure)
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["--child"]:
+        _child(sys.argv[2], int(sys.argv[3]))
+    else:
+        main(int(sys.argv[1]) if len(sys.argv) > 1 else CASES)
