@@ -11,10 +11,10 @@ import tempfile
 import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "tools"))
-import bpy  # noqa: E402
+import bpy
 
-import mocap_io  # noqa: E402
-from sample_motion import cmu_like_motion  # noqa: E402
+import mocap_io
+from sample_motion import cmu_like_motion
 
 mocap_io.register()  # classes stay registered across read_factory_settings
 

@@ -13,8 +13,10 @@ sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "tools")]
 import mocap_io  # noqa: E402
 
 if pathlib.Path(mocap_io.__file__).resolve().parent != ROOT:
-    raise pytest.UsageError(f"mocap_io is imported from {mocap_io.__file__}, not this checkout {ROOT}: "
-                            f"run `pip install -e {ROOT}` in this venv")
+    raise pytest.UsageError(
+        f"mocap_io is imported from {mocap_io.__file__}, not this checkout {ROOT}: "
+        f"run `pip install -e {ROOT}` in this venv"
+    )
 
 
 @pytest.fixture(scope="session", autouse=True)

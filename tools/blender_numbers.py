@@ -18,7 +18,11 @@ import mocap_io
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
-CORPUS_FILES = ("bvh/cmu-cgspeed/cmu_12_01_walk.bvh", "bvh/pybvh/bvh_test1.bvh", "bvh/bandai-namco/dataset-1_dash_normal_001.bvh")
+CORPUS_FILES = (
+    "bvh/cmu-cgspeed/cmu_12_01_walk.bvh",
+    "bvh/pybvh/bvh_test1.bvh",
+    "bvh/bandai-namco/dataset-1_dash_normal_001.bvh",
+)
 
 
 def save(target):

@@ -38,8 +38,10 @@ def check(folder):
     run(sys.executable, extension_tool, "validate", archive)
     names = set(zipfile.ZipFile(archive).namelist())
     if names != expected_files():
-        sys.exit(f"unexpected files in the zip: {sorted(names - expected_files())}; "
-                 f"missing: {sorted(expected_files() - names)}")
+        sys.exit(
+            f"unexpected files in the zip: {sorted(names - expected_files())}; "
+            f"missing: {sorted(expected_files() - names)}"
+        )
     size = archive.stat().st_size
     if size > MAX_BYTES:
         sys.exit(f"the zip is {size:,} bytes, more than {MAX_BYTES:,}")
@@ -64,8 +66,10 @@ def install_and_import(archive):
     armature = bpy.context.scene.objects["walk"]
     bones, frames = len(armature.data.bones), tuple(armature.animation_data.action.frame_range)
     assert armature.type == "ARMATURE" and bones == 31 and frames == (1, 60), (armature.type, bones, frames)
-    print(f"installed into bpy {bpy.app.version_string} as {extension.__name__}; imported walk.bvh: "
-          f"{bones} bones, frames {frames[0]:g}-{frames[1]:g}")
+    print(
+        f"installed into bpy {bpy.app.version_string} as {extension.__name__}; imported walk.bvh: "
+        f"{bones} bones, frames {frames[0]:g}-{frames[1]:g}"
+    )
 
 
 if __name__ == "__main__":

@@ -37,10 +37,11 @@ def main(paths):
     for obj in objects:
         action = obj.animation_data.action
         keys = sum(len(c.keyframe_points) for c in mocap_io.addon.compat.action_fcurves(obj))
-        print(f"  armature {obj.name!r}: {len(obj.data.bones)} bones, action {action.name!r} "
-              f"with {keys:,} keys")
-    print(f"  scene: frames {scene.frame_start}-{scene.frame_end} at "
-          f"{scene.render.fps / scene.render.fps_base:g} fps (fps {scene.render.fps}, base {scene.render.fps_base:g})")
+        print(f"  armature {obj.name!r}: {len(obj.data.bones)} bones, action {action.name!r} with {keys:,} keys")
+    print(
+        f"  scene: frames {scene.frame_start}-{scene.frame_end} at "
+        f"{scene.render.fps / scene.render.fps_base:g} fps (fps {scene.render.fps}, base {scene.render.fps_base:g})"
+    )
     print(f"  imported {len(paths)} file(s) in {seconds:.3f} s")
     blend = out / "demo.blend"
     bpy.ops.wm.save_as_mainfile(filepath=str(blend))
