@@ -30,7 +30,7 @@ def build_mesh(mesh, name, vertices=None):
     if mesh.colours is not None:
         attribute = data.color_attributes.new("Col", "FLOAT_COLOR", "POINT")
         rgba = np.hstack([mesh.colours, np.ones((len(mesh.colours), 1))]).astype(np.float32)
-        attribute.data.foreach_set("color", rgba.ravel())
+        attribute.data.foreach_set("color", rgba.ravel())  # pyright: ignore[reportAttributeAccessIssue]
     data.update()
     if mesh.face_normals is not None and len(mesh.normals):
         normals = mesh.normals[np.maximum(mesh.face_normals, 0)]
