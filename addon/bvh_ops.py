@@ -144,12 +144,12 @@ class ImportBVH(bpy.types.Operator, DroppableImport, _Axes):
 
 
     def paths(self):
-        return [os.path.join(self.directory, f.name) for f in self.files if f.name] or [self.filepath]
+        return [os.path.join(self.directory, f.name) for f in self.files if f.name] or [self.filepath]  # pyright: ignore[reportAttributeAccessIssue]
 
     def steps(self, context):
         options = self.as_keywords(ignore=("filepath", "files", "directory", "filter_glob", "check_existing",
                                            "interactive"))
-        return import_bvh_steps(context, self.paths(), **options)
+        return import_bvh_steps(context, self.paths(), **options)  # pyright: ignore[reportCallIssue]
 
     def finished(self, context, result):
         objects, messages = result
@@ -190,9 +190,9 @@ class ExportBVH(bpy.types.Operator, ExportHelper, _Axes):
     def execute(self, context):
         options = self.as_keywords(ignore=("filepath", "filter_glob", "check_existing", "use_scene_range"))
         if self.use_scene_range:
-            options.update(frame_start=None, frame_end=None)
+            options.update(frame_start=None, frame_end=None)  # pyright: ignore[reportAttributeAccessIssue]
         try:
-            motion = export_bvh(context, context.active_object, self.filepath, **options)
+            motion = export_bvh(context, context.active_object, self.filepath, **options)  # pyright: ignore[reportAttributeAccessIssue, reportCallIssue]
         except Exception as error:  # noqa: BLE001 - one message naming the file, never a traceback
             self.report({"ERROR"}, message(error, self.filepath))
             return {"CANCELLED"}

@@ -11,7 +11,7 @@ from ..core.errors import first_nonfinite
 
 SLOTTED_ACTIONS = bpy.app.version >= (4, 4, 0)
 _INTERPOLATION = {item.identifier: item.value
-                  for item in bpy.types.Keyframe.bl_rna.properties["interpolation"].enum_items}
+                  for item in bpy.types.Keyframe.bl_rna.properties["interpolation"].enum_items}  # pyright: ignore[reportAttributeAccessIssue]
 
 
 def new_action(owner, name):
@@ -21,8 +21,8 @@ def new_action(owner, name):
     if not SLOTTED_ACTIONS:
         animation.action = action
         return action, action.fcurves
-    slot = action.slots.new(owner.id_type, "Slot")
-    strip = action.layers.new("Layer").strips.new(type="KEYFRAME")
+    slot = action.slots.new(owner.id_type, "Slot")  # pyright: ignore[reportAttributeAccessIssue]
+    strip = action.layers.new("Layer").strips.new(type="KEYFRAME")  # pyright: ignore[reportAttributeAccessIssue]
     fcurves = strip.channelbag(slot, ensure=True).fcurves
     animation.action = action
     animation.action_slot = slot

@@ -97,7 +97,7 @@ def _basis(context, animation, name, frames):
     finally:
         bpy.ops.object.mode_set(mode="OBJECT")
     obj.parent = rig
-    modifier = obj.modifiers.new("Ensemble frames", "ARMATURE")
+    modifier: bpy.types.ArmatureModifier = obj.modifiers.new("Ensemble frames", "ARMATURE")  # pyright: ignore[reportAssignmentType]
     modifier.object = rig
     _, rig_curves = compat.new_action(rig, name + "_frames")
     obj.shape_key_add(name="Basis", from_mix=False)
@@ -126,7 +126,7 @@ def _basis(context, animation, name, frames):
             keyed.append((key.name, weights / reach))
         yield 0.1 + 0.9 * (g + 1) / len(animation.groups), group.name
     if keyed:
-        _, key_curves = compat.new_action(obj.data.shape_keys, name + "_weights")
+        _, key_curves = compat.new_action(obj.data.shape_keys, name + "_weights")  # pyright: ignore[reportAttributeAccessIssue]
         for key_name, values in keyed:
             compat.add_keys(key_curves, f'key_blocks["{bpy.utils.escape_identifier(key_name)}"].value', 0,
                             "Weights", frames, values)
@@ -138,7 +138,7 @@ def _baked(context, animation, path, name, frame_start):
     write_pc2(cache, animation.positions())
     obj = _link(context, name, build_mesh(animation.mesh, name))
     add_vertex_groups(obj, [(n, animation.mesh.group_vertices(n)) for n in animation.mesh.groups])
-    modifier = obj.modifiers.new("Ensemble cache", "MESH_CACHE")
+    modifier: bpy.types.MeshCacheModifier = obj.modifiers.new("Ensemble cache", "MESH_CACHE")  # pyright: ignore[reportAssignmentType]
     modifier.cache_format = "PC2"
     modifier.filepath = cache
     modifier.frame_start = frame_start
@@ -225,7 +225,7 @@ class ImportMEMG(bpy.types.Operator, DroppableImport):
 
     def steps(self, context):
         options = self.as_keywords(ignore=("filepath", "filter_glob", "interactive"))
-        return import_memg_steps(context, self.filepath, **options)
+        return import_memg_steps(context, self.filepath, **options)  # pyright: ignore[reportAttributeAccessIssue, reportCallIssue]
 
     def finished(self, context, result):
         for message in result[1]:
@@ -256,7 +256,7 @@ class ExportMEMG(bpy.types.Operator, ExportHelper):
 
     def execute(self, context):
         try:
-            animation = export_memg(context, context.active_object, self.filepath, tolerance=self.tolerance,
+            animation = export_memg(context, context.active_object, self.filepath, tolerance=self.tolerance,  # pyright: ignore[reportAttributeAccessIssue]
                                     relative=self.relative == "RELATIVE", grouping=self.grouping)
         except Exception as error:  # noqa: BLE001 - one message naming the file, never a traceback
             self.report({"ERROR"}, message(error, self.filepath))

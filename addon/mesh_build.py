@@ -34,7 +34,7 @@ def build_mesh(mesh, name, vertices=None):
     if mesh.materials:
         data.polygons.foreach_set("material_index", np.maximum(mesh.face_materials, 0).astype(np.int32))
     if colours is not None:
-        data.color_attributes.new("Col", "FLOAT_COLOR", "POINT").data.foreach_set("color", colours)
+        data.color_attributes.new("Col", "FLOAT_COLOR", "POINT").data.foreach_set("color", colours)  # pyright: ignore[reportAttributeAccessIssue]
     data.update()
     if mesh.face_normals is not None and len(mesh.normals):
         data.normals_split_custom_set(normals.reshape(-1, 3)[np.maximum(mesh.face_normals, 0)].tolist())

@@ -65,8 +65,8 @@ class SteppedImport:
     _SLICE = 0.05  # seconds of work per timer tick
 
     def execute(self, context):
-        if not self.interactive or bpy.app.background or self.is_repeat():
-            return self._outcome(context, lambda: (True, run(self.steps(context), context, self.bl_label)))
+        if not self.interactive or bpy.app.background or self.is_repeat():  # pyright: ignore[reportAttributeAccessIssue]
+            return self._outcome(context, lambda: (True, run(self.steps(context), context, self.bl_label)))  # pyright: ignore[reportAttributeAccessIssue]
         self._start(context)
         context.window_manager.modal_handler_add(self)
         return {"RUNNING_MODAL"}
@@ -75,7 +75,7 @@ class SteppedImport:
         if event.type == "ESC":
             self._stop(context)
             self._work.close()  # the work's all-or-nothing block removes what it made
-            self.report({"WARNING"}, "Import cancelled: nothing was added")
+            self.report({"WARNING"}, "Import cancelled: nothing was added")  # pyright: ignore[reportAttributeAccessIssue]
             return {"CANCELLED"}
         if event.type != "TIMER":
             return {"RUNNING_MODAL"}  # other input waits: the scene must not change under the import
@@ -85,7 +85,7 @@ class SteppedImport:
         return outcome
 
     def _start(self, context):
-        self._work, self._progress = self.steps(context), Progress(context, self.bl_label)
+        self._work, self._progress = self.steps(context), Progress(context, self.bl_label)  # pyright: ignore[reportAttributeAccessIssue]
         self._timer = context.window_manager.event_timer_add(0.001, window=context.window)
 
     def _stop(self, context):
@@ -99,9 +99,9 @@ class SteppedImport:
         try:
             ended, result = call()
         except Exception as error:  # noqa: BLE001 - every failure ends as one message, never a traceback
-            self.report({"ERROR"}, failures.message(error, getattr(self, "filepath", "")))
+            self.report({"ERROR"}, failures.message(error, getattr(self, "filepath", "")))  # pyright: ignore[reportAttributeAccessIssue]
             return {"CANCELLED"}
         if not ended:
             return {"RUNNING_MODAL"}
-        self.finished(context, result)
+        self.finished(context, result)  # pyright: ignore[reportAttributeAccessIssue]
         return {"FINISHED"}

@@ -13,7 +13,7 @@ class DroppableImport(SteppedImport, ImportHelper):
 
     def invoke(self, context, event):
         self.interactive = True
-        if self.filepath or getattr(self, "files", None):
+        if self.filepath or getattr(self, "files", None):  # pyright: ignore[reportAttributeAccessIssue]
             return self.invoke_popup(context) if hasattr(self, "invoke_popup") else self.execute(context)
         return ImportHelper.invoke(self, context, event)
 

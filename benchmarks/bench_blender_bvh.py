@@ -11,13 +11,12 @@ import tempfile
 import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "tools"))
-from package import import_package, register_addon  # noqa: E402
-from sample_motion import cmu_like_motion  # noqa: E402
+import bpy
 
-package = import_package()
-import bpy  # noqa: E402
+import mocap_io
+from sample_motion import cmu_like_motion
 
-register_addon()  # classes stay registered across read_factory_settings
+mocap_io.register()  # classes stay registered across read_factory_settings
 
 
 def fresh_scene():
@@ -37,7 +36,7 @@ def timed(setup, action, repeat):
 
 def bench(frames, folder):
     path = str(folder / f"cmu_like_{frames}.bvh")
-    package.core.write(cmu_like_motion(package.core, frames), path)
+    mocap_io.core.write(cmu_like_motion(mocap_io.core, frames), path)
     out = str(folder / "out.bvh")
     repeat = 5 if frames <= 1000 else 3
     rows = []
@@ -49,7 +48,7 @@ def bench(frames, folder):
     builtin = timed(lambda: bpy.ops.import_anim.bvh(filepath=path, update_scene_duration=True),
                     lambda: bpy.ops.export_anim.bvh(filepath=out, frame_start=1, frame_end=frames), repeat)
     rows.append(("export", ours, builtin))
-    read = min(timed(lambda: None, lambda: package.core.read(path), repeat) for _ in range(2))
+    read = min(timed(lambda: None, lambda: mocap_io.core.read(path), repeat) for _ in range(2))
     print(f"\n{frames} frames x 31 joints (bpy {bpy.app.version_string})")
     print(f"  {'operation':<10} {'ours (s)':>9} {'built-in (s)':>13} {'built-in/ours':>14}")
     for name, ours, builtin in rows:

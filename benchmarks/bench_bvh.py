@@ -18,10 +18,8 @@ import tracemalloc
 import numpy as np
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "tools"))
-from package import import_package  # noqa: E402
-from sample_motion import cmu_like_motion  # noqa: E402
-
-core = import_package().core
+from mocap_io import core
+from sample_motion import cmu_like_motion
 
 
 def best(function, repeat):

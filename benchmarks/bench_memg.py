@@ -16,15 +16,11 @@ import time
 
 import numpy as np
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "tools"))
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "tests"))
-from package import import_package  # noqa: E402
-
-package = import_package()
-core = package.core
-from mocap_io.core.mesh import GroupBasis, Mesh, MeshAnimation  # noqa: E402
-from mocap_io.core.formats.memg_encode import encode  # noqa: E402
-from mocap_io.core.formats.pc2 import read_pc2  # noqa: E402
+import mocap_io
+from mocap_io import core
+from mocap_io.core.formats.memg_encode import encode
+from mocap_io.core.formats.pc2 import read_pc2
+from mocap_io.core.mesh import GroupBasis, Mesh, MeshAnimation
 
 CORPUS = pathlib.Path(__file__).resolve().parents[2] / "shared" / "corpus"
 
@@ -151,8 +147,7 @@ def main(args):
     decode_table(animation)
     compression_table()
     try:
-        from package import register_addon
-        register_addon()  # imports bpy
+        mocap_io.register()  # imports bpy
     except ImportError:
         print("\n(no bpy: Blender tables skipped)")
         return

@@ -5,9 +5,9 @@ import pytest
 
 bpy = pytest.importorskip("bpy")
 
-from package import register_addon  # noqa: E402  (tools/package.py)
+import mocap_io  # noqa: E402
 
-register_addon()  # once: registered classes survive read_factory_settings
+mocap_io.register()  # once per process (this module is imported once): classes survive read_factory_settings
 
 
 def fresh_scene():

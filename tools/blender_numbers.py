@@ -14,14 +14,21 @@ import tempfile
 
 import numpy as np
 
-from package import ROOT, import_package, register_addon
+import mocap_io
 
-CORPUS_FILES = ("bvh/cmu-cgspeed/cmu_12_01_walk.bvh", "bvh/pybvh/bvh_test1.bvh", "bvh/bandai-namco/dataset-1_dash_normal_001.bvh")
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+
+CORPUS_FILES = (
+    "bvh/cmu-cgspeed/cmu_12_01_walk.bvh",
+    "bvh/pybvh/bvh_test1.bvh",
+    "bvh/bandai-namco/dataset-1_dash_normal_001.bvh",
+)
 
 
 def save(target):
-    package = register_addon()
     import bpy
+
+    mocap_io.register()
 
     from mocap_io.addon.bvh_ops import export_bvh, import_bvh
     from sample_motion import cmu_like_motion
@@ -30,7 +37,7 @@ def save(target):
     numbers = {}
     with tempfile.TemporaryDirectory() as folder:
         sample = pathlib.Path(folder) / "sample.bvh"
-        package.core.write(cmu_like_motion(package.core, 120), sample)
+        mocap_io.core.write(cmu_like_motion(mocap_io.core, 120), sample)
         paths = [sample] + [corpus / name for name in CORPUS_FILES if (corpus / name).exists()]
         for path in paths:
             bpy.ops.wm.read_factory_settings(use_empty=True)
@@ -44,7 +51,7 @@ def save(target):
             numbers[path.stem + ".heads"] = np.array(heads)
             exported = pathlib.Path(folder) / "export.bvh"
             export_bvh(bpy.context, obj, exported)
-            numbers[path.stem + ".export"] = package.core.read(exported).world_positions()
+            numbers[path.stem + ".export"] = mocap_io.core.read(exported).world_positions()
     np.savez(target, **numbers)
     print(f"saved {len(numbers)} arrays (bpy {bpy.app.version_string}) to {target}")
 

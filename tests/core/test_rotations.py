@@ -1,45 +1,60 @@
-"""Rotation math against mathutils (Blender's own, an independent implementation) and identities."""
+"""Rotation math against scipy's Rotation (an independent implementation, with or without Blender)
+and identities; one test pins the mapping to Blender's mathutils where bpy is present.
+
+Conventions matched: our Euler order "ZXY" is R = Rz @ Rx @ Ry, scipy's intrinsic "ZXY"
+(upper case); our quaternions are (w, x, y, z), scipy's `scalar_first=True`; scipy's `p * q` is
+the matrix product p @ q.
+"""
 
 import numpy as np
 import pytest
+from scipy.spatial.transform import Rotation
 
 from mocap_io.core import rotations as r
 
-pytest.importorskip("bpy")  # the pip wheel provides mathutils once bpy is imported
-import mathutils  # noqa: E402
-
 ORDERS = ["XYZ", "XZY", "YXZ", "YZX", "ZXY", "ZYX"]
 RNG = np.random.default_rng(11)
-
-
-def mu_matrix(m):
-    return mathutils.Matrix([list(row) for row in m])
-
-
-def as_array(x):
-    return np.array([list(row) for row in x]) if hasattr(x[0], "__len__") else np.array(list(x))
+HALF_TURNS = np.array([[0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1], [0, 0.6, 0.8, 0], [0, 0.48, 0.6, 0.64]])
 
 
 def random_quats(n):
     return r.quat_normalize(RNG.normal(size=(n, 4)))
 
 
+def scipy_quats(q):
+    return Rotation.from_quat(q, scalar_first=True)
+
+
+def same_rotation(q, reference):
+    """q equals reference up to the sign (q and -q are the same rotation)."""
+    signs = np.where(np.sum(q * reference, axis=-1, keepdims=True) < 0, -1.0, 1.0)
+    np.testing.assert_allclose(q * signs, reference, atol=1e-12)
+
+
+def euler_angles(n):
+    angles = RNG.uniform(-np.pi, np.pi, (n, 3))
+    angles[:, 1] = RNG.uniform(-np.pi / 2, np.pi / 2, n)
+    return angles
+
+
 @pytest.mark.parametrize("order", ORDERS)
-def test_euler_to_matrix_matches_mathutils_and_inverts(order):
-    angles = RNG.uniform(-np.pi, np.pi, (200, 3))
-    angles[:, 1] = RNG.uniform(-np.pi / 2, np.pi / 2, 200)
+def test_euler_matches_scipy_intrinsic_and_inverts(order):
+    angles = euler_angles(500)
+    reference = Rotation.from_euler(order, angles)
     ours = r.euler_to_matrix(angles, order)
-    for a, m in zip(angles[:20], ours):
-        theirs = mathutils.Euler([a[order.index(axis)] for axis in "XYZ"], order[::-1]).to_matrix()
-        np.testing.assert_allclose(m, as_array(theirs), atol=1e-6)  # mathutils is single precision
-    back = r.matrix_to_euler(ours, order)
-    np.testing.assert_allclose(back, angles, atol=1e-9)
-    np.testing.assert_allclose(r.euler_to_quat(angles, order), r.matrix_to_quat(ours) * np.sign(
-        r.euler_to_quat(angles, order)[:, :1]), atol=1e-12)
-    for m in ours[:10]:  # mathutils reads the same angles back from our matrices
-        theirs = mu_matrix(m).to_euler(order[::-1])
-        np.testing.assert_allclose(r.euler_to_matrix(r.matrix_to_euler(m, order), order),
-                                   as_array(theirs.to_matrix()), atol=1e-6)
+    np.testing.assert_allclose(ours, reference.as_matrix(), atol=1e-12)
+    np.testing.assert_allclose(r.matrix_to_euler(ours, order), angles, atol=1e-9)
+    np.testing.assert_allclose(r.matrix_to_euler(ours, order), reference.as_euler(order), atol=1e-9)
+    same_rotation(r.euler_to_quat(angles, order), reference.as_quat(scalar_first=True))
+    first = r.axis_rotation(order[0], angles[:, 0])
+    np.testing.assert_allclose(first, Rotation.from_euler(order[0], angles[:, 0]).as_matrix(), atol=1e-12)
+
+
+def test_bvh_channel_order_is_the_product_in_file_order():
+    """'Zrotation Xrotation Yrotation' 10, 20, 30 degrees is Rz(10) @ Rx(20) @ Ry(30)."""
+    angles = np.radians([10.0, 20.0, 30.0])
+    product = np.linalg.multi_dot([Rotation.from_euler(axis, a).as_matrix() for axis, a in zip("zxy", angles)])
+    np.testing.assert_allclose(r.euler_to_matrix(angles, "ZXY"), product, atol=1e-15)
 
 
 @pytest.mark.parametrize("order", ORDERS)
@@ -53,45 +68,41 @@ def test_gimbal_lock_is_deterministic_and_exact(order, middle):
     np.testing.assert_allclose(r.euler_to_matrix(back, order), m, atol=1e-12)
 
 
-def test_quaternions_match_mathutils_including_half_turns():
-    q = random_quats(50)
-    half_turns = np.array([[0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1], [0, 0.6, 0.8, 0], [0, 0.48, 0.6, 0.64]])
-    q = np.vstack([q, half_turns, [[1, 0, 0, 0]]])
+def test_quaternions_and_matrices_match_scipy_including_half_turns():
+    q = np.vstack([random_quats(200), HALF_TURNS, [[1, 0, 0, 0]]])
     m = r.quat_to_matrix(q)
-    for qi, mi in zip(q, m):
-        np.testing.assert_allclose(mi, as_array(mathutils.Quaternion(qi).to_matrix()), atol=1e-6)
-        theirs = as_array(mu_matrix(mi).to_quaternion())
-        back = r.matrix_to_quat(mi)
-        np.testing.assert_allclose(back * np.sign(np.dot(back, theirs)), theirs, atol=1e-6)
-    np.testing.assert_allclose(r.quat_to_matrix(r.matrix_to_quat(m)), m, atol=1e-12)
-    assert np.all(r.matrix_to_quat(m)[:, 0] >= 0)
+    np.testing.assert_allclose(m, scipy_quats(q).as_matrix(), atol=1e-12)
+    back = r.matrix_to_quat(m)
+    same_rotation(back, Rotation.from_matrix(m).as_quat(canonical=True, scalar_first=True))
+    assert np.all(back[:, 0] >= 0)
+    np.testing.assert_allclose(r.quat_to_matrix(back), m, atol=1e-12)
 
 
-def test_products_inverse_and_rotation_of_vectors():
-    a, b = random_quats(30), random_quats(30)
+def test_products_inverse_and_rotation_of_vectors_match_scipy():
+    a, b = random_quats(100), random_quats(100)
     ab = r.quat_multiply(a, b)
-    for x, y, z in zip(a, b, ab):
-        np.testing.assert_allclose(z, as_array(mathutils.Quaternion(x) @ mathutils.Quaternion(y)), atol=1e-6)
-    np.testing.assert_allclose(r.quat_to_matrix(ab), r.quat_to_matrix(a) @ r.quat_to_matrix(b), atol=1e-12)
-    np.testing.assert_allclose(r.quat_multiply(a, r.quat_inverse(a)), np.tile([1, 0, 0, 0], (30, 1)), atol=1e-12)
-    v = RNG.normal(size=(30, 3))
-    np.testing.assert_allclose(r.quat_rotate(a, v), np.einsum("nij,nj->ni", r.quat_to_matrix(a), v), atol=1e-12)
+    same_rotation(ab, (scipy_quats(a) * scipy_quats(b)).as_quat(scalar_first=True))
+    same_rotation(r.quat_conjugate(a), scipy_quats(a).inv().as_quat(scalar_first=True))
+    np.testing.assert_allclose(r.quat_multiply(a, r.quat_inverse(2 * a)), np.tile([0.5, 0, 0, 0], (100, 1)), atol=1e-12)
+    v = RNG.normal(size=(100, 3))
+    np.testing.assert_allclose(r.quat_rotate(a, v), scipy_quats(a).apply(v), atol=1e-12)
     np.testing.assert_allclose((r.quat_product_matrix(a) @ b[..., None])[..., 0], ab, atol=1e-12)
     np.testing.assert_allclose((r.quat_product_matrix(b, left=False) @ a[..., None])[..., 0], ab, atol=1e-12)
 
 
-def test_exp_log_rotation_vectors_and_axis_angle():
-    axes = r.quat_normalize(RNG.normal(size=(20, 4)))[:, 1:]
+def test_rotation_vectors_axis_angle_and_exp_log_match_scipy():
+    axes = RNG.normal(size=(20, 3))
     axes /= np.linalg.norm(axes, axis=1, keepdims=True)
     angles = np.concatenate([[1e-12, 1e-8, np.pi - 1e-9, np.pi], RNG.uniform(0, np.pi, 16)])
+    rotvec = axes * angles[:, None]
+    reference = Rotation.from_rotvec(rotvec)
     q = r.axis_angle_to_quat(axes, angles)
-    for axis, angle, qi in zip(axes, angles, q):  # q and -q are the same rotation (at pi both occur)
-        theirs = as_array(mathutils.Quaternion(axis, angle))
-        np.testing.assert_allclose(qi * np.sign(np.dot(qi, theirs)), theirs, atol=1e-6)
+    same_rotation(q, reference.as_quat(scalar_first=True))
+    same_rotation(r.rotvec_to_quat(rotvec), reference.as_quat(scalar_first=True))
+    np.testing.assert_allclose(r.quat_to_rotvec(q), rotvec, atol=1e-9)
+    np.testing.assert_allclose(r.quat_to_rotvec(q[4:]), reference[4:].as_rotvec(), atol=1e-12)
+    np.testing.assert_allclose(r.quat_log(q), rotvec / 2, atol=1e-9)
     np.testing.assert_allclose(r.quat_exp(r.quat_log(q)), q, atol=1e-12)
-    rotvec = r.quat_to_rotvec(q)
-    np.testing.assert_allclose(np.linalg.norm(rotvec, axis=1), angles, atol=1e-9)
-    np.testing.assert_allclose(r.quat_to_matrix(r.rotvec_to_quat(rotvec)), r.quat_to_matrix(q), atol=1e-12)
     axis, angle = r.quat_to_axis_angle(q[4:])
     np.testing.assert_allclose(angle, angles[4:], atol=1e-12)
     np.testing.assert_allclose(axis, axes[4:], atol=1e-9)
@@ -100,13 +111,13 @@ def test_exp_log_rotation_vectors_and_axis_angle():
     assert identity_angle == 0 and list(identity_axis) == [1, 0, 0]
 
 
-def test_slerp_matches_mathutils_and_is_stable():
-    q0, q1 = random_quats(20), random_quats(20)
+def test_slerp_follows_the_shorter_arc_at_constant_speed():
+    """Against q0 (q0^-1 q1)^t computed by scipy, the rotation vector taking the shorter way."""
+    q0, q1 = random_quats(50), random_quats(50)
+    step = (scipy_quats(q0).inv() * scipy_quats(q1)).as_rotvec()
     for t in (0.0, 0.25, 0.5, 0.9, 1.0):
-        ours = r.slerp(q0, q1, np.full(20, t))
-        for a, b, c in zip(q0, q1, ours):
-            theirs = as_array(mathutils.Quaternion(a).slerp(mathutils.Quaternion(b), t))
-            np.testing.assert_allclose(c * np.sign(np.dot(c, theirs)), theirs, atol=1e-5)
+        reference = scipy_quats(q0) * Rotation.from_rotvec(t * step)
+        same_rotation(r.slerp(q0, q1, np.full(50, t)), reference.as_quat(scalar_first=True))
     np.testing.assert_allclose(r.slerp(q0, -q1, 0.3), r.slerp(q0, q1, 0.3), atol=1e-12)  # shortest arc
     same = r.slerp(q0[0], q0[0] + 1e-12, np.linspace(0, 1, 5))
     assert same.shape == (5, 4) and np.isfinite(same).all()
@@ -117,18 +128,20 @@ def test_slerp_matches_mathutils_and_is_stable():
 
 def test_compose_and_decompose_trs():
     t = RNG.normal(size=(10, 3))
-    rot = r.quat_to_matrix(random_quats(10))
+    rotation = Rotation.random(10, random_state=5)
     s = RNG.uniform(0.5, 2, (10, 3))
     s[0, 0] *= -1  # a mirroring
-    m = r.compose_trs(t, rot, s)
-    theirs = mathutils.Matrix.LocRotScale(mathutils.Vector(t[1]), mu_matrix(rot[1]).to_quaternion(),
-                                          mathutils.Vector(s[1]))
-    np.testing.assert_allclose(m[1], as_array(theirs), atol=1e-5)
+    m = r.compose_trs(t, rotation.as_matrix(), s)
+    points = RNG.normal(size=(10, 3))  # T @ R @ S: scale first, then rotate, then move
+    moved = np.einsum("nij,nj->ni", m[:, :3, :3], points) + m[:, :3, 3]
+    np.testing.assert_allclose(moved, rotation.apply(points * s) + t, atol=1e-12)
+    np.testing.assert_allclose(m[:, 3], np.tile([0, 0, 0, 1.0], (10, 1)))
     t2, rot2, s2 = r.decompose_trs(m)
     np.testing.assert_allclose(r.compose_trs(t2, rot2, s2), m, atol=1e-12)
     np.testing.assert_allclose(np.linalg.det(rot2), 1.0)
     np.testing.assert_allclose(t2, t)
     np.testing.assert_allclose(np.abs(s2), np.abs(s), atol=1e-12)
+    np.testing.assert_allclose(rot2[1:], rotation[1:].as_matrix(), atol=1e-12)
     assert r.compose_trs([1, 2, 3], np.eye(3), 2.0).shape == (4, 4)
 
 
@@ -154,3 +167,14 @@ def test_shapes_are_preserved():
     assert r.quat_to_matrix([1.0, 0, 0, 0]).shape == (3, 3)
     assert r.slerp(random_quats(1)[0], random_quats(1)[0], 0.5).shape == (4,)
     np.testing.assert_allclose(r.sandwich(np.eye(3) * 2, np.ones((2, 5, 3, 3)), np.eye(3)), 2 * np.ones((2, 5, 3, 3)))
+
+
+def test_blender_euler_order_is_the_reverse():
+    """mathutils Euler((x, y, z), order[::-1]) is our order with the angles in that order."""
+    pytest.importorskip("bpy")  # the pip wheel provides mathutils once bpy is imported
+    import mathutils
+
+    for order in ORDERS:
+        for a in euler_angles(20):
+            theirs = mathutils.Euler([a[order.index(axis)] for axis in "XYZ"], order[::-1]).to_matrix()
+            np.testing.assert_allclose(r.euler_to_matrix(a, order), np.array(theirs), atol=1e-6)  # float32

@@ -1,0 +1,45 @@
+"""`pip install .` gives the package `mocap_io` (the repository root) and nothing else: the wheel
+holds the add-on's and the core's modules, not tests/, tools/ or benchmarks/, and imports from
+any folder. (`pip install -e .` is what every requirements file does; conftest checks it.)"""
+
+import pathlib
+import shutil
+import subprocess
+import sys
+import zipfile
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+NOT_COPIED = shutil.ignore_patterns(".*", "__pycache__", "out", "build", "*.egg-info", "*.zip")
+
+
+def pip(*arguments):
+    """pip offline, with the build backend of this environment (as `pip install .` would use)."""
+    command = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q", *arguments]
+    subprocess.run([*command, "--no-index", "--no-deps", "--no-build-isolation"], check=True)
+
+
+def test_pip_install_gives_the_package_and_nothing_else(tmp_path):
+    source = tmp_path / "checkout"  # a copy: building writes build/ and *.egg-info beside the sources
+    shutil.copytree(ROOT, source, ignore=NOT_COPIED)
+    pip("wheel", "-w", str(tmp_path / "wheels"), str(source))
+    (wheel,) = (tmp_path / "wheels").glob("mocap_io-*.whl")
+    modules = {p.relative_to(ROOT).as_posix() for folder in ("core", "addon") for p in (ROOT / folder).rglob("*.py")}
+    names = {n for n in zipfile.ZipFile(wheel).namelist() if ".dist-info/" not in n}
+    assert names == {f"mocap_io/{m}" for m in {"__init__.py", *modules}}
+
+    pip("install", "--target", str(tmp_path / "site"), str(wheel))
+    check = (
+        "import importlib.util, mocap_io.core, mocap_io.core.formats.bvh\n"
+        f"assert mocap_io.__file__.startswith({str(tmp_path / 'site')!r}), mocap_io.__file__\n"
+        "assert importlib.util.find_spec('mocap_io.addon') is not None\n"
+        "assert not any(importlib.util.find_spec(n) for n in ('tests', 'tools', 'benchmarks'))\n"
+        "print(mocap_io.core.read)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", check],
+        cwd=tmp_path,
+        env={"PYTHONPATH": str(tmp_path / "site")},
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
