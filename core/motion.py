@@ -3,6 +3,7 @@
 import numpy as np
 
 from . import rotations
+from .frame_rate import snap_rate
 from .fk import forward_kinematics, points_in_world
 from .parallel import parallel_map
 
@@ -19,17 +20,20 @@ class Motion:
     translations  (F, J, 3) local translation of every joint (its offset where the file has no
                   position channels)
     scales        (F, J) uniform scale per joint and frame (HTR), or None
+    frame_time_text  the frame period as the file printed it (BVH `Frame Time`), or None; a writer
+                  prints it back while it still stands for `fps` (see frame_rate.snap_rate)
 
     The local transform of joint j is T(translations) @ R_rest @ R(euler) @ S(scales).
     """
 
-    def __init__(self, skeleton, fps, euler, euler_orders, translations, scales=None):
+    def __init__(self, skeleton, fps, euler, euler_orders, translations, scales=None, *, frame_time_text=None):
         self.skeleton = skeleton
         self.fps = float(fps)
         self.euler = np.asarray(euler, dtype=float)
         self.euler_orders = [o.upper() for o in euler_orders]
         self.translations = np.asarray(translations, dtype=float)
         self.scales = None if scales is None else np.asarray(scales, dtype=float)
+        self.frame_time_text = frame_time_text
         shape = (self.frame_count, skeleton.joint_count)
         if self.euler.shape != shape + (3,) or self.translations.shape != shape + (3,):
             raise ValueError(f"euler {self.euler.shape} and translations {self.translations.shape} "
@@ -40,6 +44,8 @@ class Motion:
             raise ValueError(f"scales {self.scales.shape} must be {shape}")
         if not self.fps > 0:
             raise ValueError(f"fps must be positive, not {fps}")
+        if frame_time_text is not None:
+            snap_rate(frame_time_text)  # raises ValueError unless it is a positive decimal
 
     def __repr__(self):
         return f"<Motion {self.skeleton.joint_count} joints x {self.frame_count} frames at {self.fps:g} fps>"

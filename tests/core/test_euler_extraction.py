@@ -65,3 +65,12 @@ def test_any_leading_shape():
     assert out.shape == (2, 3, 4, 3)
     np.testing.assert_allclose(rotations.euler_to_matrix(out, "YZX"), m, atol=2e-15)
     assert rotations.matrix_to_euler(np.eye(3), "XYZ").shape == (3,)
+
+
+def test_nearest_rotation_makes_single_precision_rotations_proper():
+    m = rotations.euler_to_matrix(near_gimbal_angles(1000), "ZXY").astype(np.float32).astype(float)
+    r = rotations.nearest_rotation(m)
+    np.testing.assert_allclose(r @ np.swapaxes(r, -1, -2), np.broadcast_to(np.eye(3), r.shape), atol=4e-15)
+    assert np.all(np.linalg.det(r) > 0) and np.abs(r - m).max() < 2e-7
+    exact = rotations.euler_to_matrix(near_gimbal_angles(10), "XYZ")
+    np.testing.assert_allclose(rotations.nearest_rotation(exact), exact, atol=1e-15)

@@ -44,13 +44,13 @@ def read_bvh(path, *, positions="replace", strict=True):
     parser.parse()
     if not found:
         raise ParseError(path, "expected MOTION after the hierarchy", line=parser.last_line + 1)
-    frames, frame_time, block_start, first_line = _motion_header(path, data, found)
+    frames, frame_time, frame_time_text, block_start, first_line = _motion_header(path, data, found)
     block = data[block_start:]
     del data, found  # only the motion block is left to read: keep one copy of it (peak memory)
     skeleton = parser.skeleton()
     table = parse_table(block, parser.channel_count, frames, path=path, first_line=first_line, strict=strict)
     del block
-    return _motion(skeleton, 1.0 / frame_time, table, positions)
+    return _motion(skeleton, 1.0 / frame_time, frame_time_text, table, positions)
 
 
 def _decode(header):
@@ -61,7 +61,7 @@ def _decode(header):
 
 
 def _motion_header(path, data, found):
-    """Frame count, frame time, byte offset of the first data row and its line number."""
+    """Frame count, frame time (and its text), byte offset of the first data row and its line number."""
     line = data.count(b"\n", 0, found.start()) + 1
     position = data.find(b"\n", found.end())
     values = []
@@ -85,7 +85,7 @@ def _motion_header(path, data, found):
                 or (name.startswith("Frame Time") and value <= 0):
             raise ParseError(path, f"expected '{name}', found {text.strip()[:60]!r}", line=line)
     start = len(data) if position < 0 else position + 1
-    return int(values[0]), values[1], start, line + 1
+    return int(values[0]), values[1], match.group(1), start, line + 1
 
 
 class _Hierarchy:
@@ -231,7 +231,7 @@ def euler_order(channels):
     return "".join(axes + [a for a in "XYZ" if a not in axes])
 
 
-def _motion(skeleton, fps, table, positions):
+def _motion(skeleton, fps, frame_time_text, table, positions):
     """Scatter the channel columns into Euler angles and local translations, all frames at once."""
     frames, count = len(table), skeleton.joint_count
     translations = np.empty((frames, count, 3))
@@ -263,4 +263,4 @@ def _motion(skeleton, fps, table, positions):
         if positions == "add":
             moved += skeleton.offsets[pos_joint, pos_axis]
         translations[:, pos_joint, pos_axis] = moved
-    return Motion(skeleton, fps, euler, orders, translations)
+    return Motion(skeleton, fps, euler, orders, translations, frame_time_text=frame_time_text)
