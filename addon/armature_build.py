@@ -67,12 +67,22 @@ def _bone_ends(skeleton, axes, scale):
 
 
 def bone_rest_matrices(obj, names):
-    """(J, 4, 4) armature-space rest matrix (bone.matrix_local) of the bones called `names`."""
+    """(J, 4, 4) armature-space rest matrix (bone.matrix_local) of the bones called `names`.
+
+    Blender computes these in single precision along each chain: their rotations can be off
+    orthonormal, and their translations off the bone heads, by 4e-6 of the chain's length. Here
+    the rotations are the nearest rotations (import and export then invert each other exactly)
+    and the translations are the heads as stored."""
     bones = obj.data.bones
+    index = [{b.name: i for i, b in enumerate(bones)}[n] for n in names]
     flat = np.empty(16 * len(bones), dtype=np.float32)
     bones.foreach_get("matrix_local", flat)
-    index = {b.name: i for i, b in enumerate(bones)}
-    return flat.reshape(-1, 4, 4).transpose(0, 2, 1)[[index[n] for n in names]].astype(float)
+    rest = flat.reshape(-1, 4, 4).transpose(0, 2, 1)[index].astype(float)
+    rest[:, :3, :3] = rotations.nearest_rotation(rest[:, :3, :3])
+    heads = np.empty(3 * len(bones), dtype=np.float32)
+    bones.foreach_get("head_local", heads)
+    rest[:, :3, 3] = heads.reshape(-1, 3)[index]
+    return rest
 
 
 def add_action(obj, motion, name, axes, scale, *, rotation_mode, frames):

@@ -13,12 +13,18 @@ world-space pose of every bone (rotation Q_j, position g_j), for any armature:
 
     R_j = A^T B_p Q_p^T Q_j B_j^T A,    t_j = A^T B_p Q_p^T (g_j - g_p) / s
 
-(a root's parent is the world: B_p = Q_p = I, g_p = 0).
+(a root's parent is the world: B_p = Q_p = I, g_p = 0). For a bone without scale that inherits
+fully, Q_p^T Q_j and Q_p^T (g_j - g_p) depend on the bone's own pose basis only (rotation P_j,
+location l_j, rest head h_j) and the object's transform (rotation O_r, uniform scale k, matrix
+O = k O_r, origin o), so export needs no chain:
+
+    R_j = A^T B_j P_j B_j^T A,                 t_j = k A^T (h_j - h_p + B_j l_j) / s
+    R_root = A^T O_r B_j P_j B_j^T A,          t_root = A^T (O (h_j + B_j l_j) + o) / s
 """
 
 import numpy as np
 
-from ..core.rotations import matrix_to_quat, quat_conjugate, quat_product_matrix, sandwich
+from ..core.rotations import matrix_to_quat, nearest_rotation, quat_conjugate, quat_product_matrix, sandwich
 
 
 def bone_bases(motion, axes, scale, bone_rest, rest_world):
@@ -38,7 +44,7 @@ def bone_bases(motion, axes, scale, bone_rest, rest_world):
 
 
 def file_locals(parents, bone_rest, world_rotations, world_positions, axes, scale):
-    """Local rotations (F, J, 3, 3) and translations (F, J, 3) of the file joints.
+    """Local rotations (J, F, 3, 3) and translations (J, F, 3) of the file joints, joint-major.
 
     world_rotations (F, J, 3, 3) and world_positions (F, J, 3) are the bones' pose in world space.
     """
@@ -57,4 +63,24 @@ def file_locals(parents, bone_rest, world_rotations, world_positions, axes, scal
         rotations[j] = sandwich(axes.T @ bone_rest[p], inverse_parent @ world_rotations[j], right)
         moved = (inverse_parent @ (world_positions[j] - world_positions[p])[..., None])[..., 0]
         translations[j] = moved @ (axes.T @ bone_rest[p]).T / scale
-    return np.swapaxes(rotations, 0, 1), np.swapaxes(translations, 0, 1)
+    return rotations, translations
+
+
+def basis_local(parent_rest, rest, object_matrix, basis_rotation, basis_location, axes, scale):
+    """Local rotation (F, 3, 3) and translation (F, 3) of a file joint from its bone's pose basis
+    (rotation (F, 3, 3), location (F, 3)), for a bone without scale that inherits fully.
+
+    parent_rest, rest  4x4 armature-space rest matrices of the parent bone (None for a root) and the bone
+    object_matrix      4x4 world matrix of the armature object (rotation and uniform scale)
+    """
+    bone = rest[:3, :3]
+    if parent_rest is None:  # a root: the object's transform
+        turn, linear = nearest_rotation(object_matrix[:3, :3]), object_matrix[:3, :3]
+        base, origin = rest[:3, 3], object_matrix[:3, 3]
+    else:  # relative to the parent: the object's scale
+        turn, linear = np.eye(3), np.cbrt(abs(np.linalg.det(object_matrix[:3, :3]))) * np.eye(3)
+        base, origin = rest[:3, 3] - parent_rest[:3, 3], np.zeros(3)
+    rotation = sandwich(axes.T @ turn @ bone, basis_rotation, bone.T @ axes)
+    translation = basis_location @ (axes.T @ linear @ bone).T / scale
+    translation += axes.T @ (linear @ base + origin) / scale
+    return rotation, translation
