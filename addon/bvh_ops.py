@@ -1,6 +1,7 @@
 """BVH import/export operators, menus and drag-and-drop; the work itself is in plain functions
 (`import_bvh`, `export_bvh`) that scripts can call too."""
 
+import math
 import os
 import warnings
 from fractions import Fraction
@@ -45,29 +46,30 @@ def import_bvh_steps(context, paths, *, scale=1.0, auto_scale=False, axis_forwar
         messages += [str(w.message) for w in caught]
     axes = axis_matrix(axis_forward, axis_up)
     scene = context.scene
-    rate = scene_fps(scene)
-    if frame_rate != "KEEP" and motions:
-        rate = _file_rate(motions[0], exact=frame_rate == "EXACT")
+    keep, render_rate, keys_at = frame_rate == "KEEP", None, []
+    for path, motion in zip(paths, motions):  # rates and frames checked before anything is built
         try:
-            render_rate = scene_rate(rate)  # checked before anything is built
+            file_rate = _file_rate(motion, exact=frame_rate == "EXACT")
+            if not keep and render_rate is None:  # the first file's rate becomes the scene's
+                render_rate = scene_rate(file_rate)
+            keys_at.append(key_frames(frame_start, motion.frame_count, file_rate,
+                                      scene_fps(scene) if keep else file_rate))
         except ValueError as error:
-            raise ValueError(f"{paths[0]}: {error}") from None
+            raise ValueError(f"{path}: {error}") from None
     objects, last_frame = [], frame_start
     total, done = sum(m.skeleton.joint_count for m in motions), 0
     with all_or_nothing(context):
-        for path, motion in zip(paths, motions):
+        for path, motion, frames in zip(paths, motions, keys_at):
             name = os.path.splitext(os.path.basename(path))[0]
             factor = scale
             if auto_scale:
-                factor, unit, reason = guess_scale(motion.skeleton.rest_extent().max())
+                factor, unit, reason = guess_scale(motion.pose_extent(0).max() if motion.frame_count else 0.0)
                 messages.append(f"{name}: read as {unit} (scale {factor:g}) because {reason}")
             obj = objects[0] if one_armature and objects and skeleton_matches(objects[0], motion.skeleton) else None
             if obj is None:
                 obj = build_armature(context, motion.skeleton, name, axes, factor)
                 file_record.remember_skeleton(obj.data, motion.skeleton, axes, factor)
                 objects.append(obj)
-            file_rate = _file_rate(motion, exact=frame_rate == "EXACT")
-            frames = key_frames(frame_start, motion.frame_count, file_rate, rate if frame_rate == "KEEP" else file_rate)
             keys = add_action(obj, motion, name if action_from_file else obj.name + "Action", axes, factor,
                               rotation_mode=rotation_mode, frames=frames)
             for j, joint in enumerate(keys):
@@ -78,7 +80,7 @@ def import_bvh_steps(context, paths, *, scale=1.0, auto_scale=False, axis_forwar
             done += motion.skeleton.joint_count
             if len(frames):
                 last_frame = max(last_frame, int(np.ceil(frames[-1])))
-        if frame_rate != "KEEP" and motions:  # last: nothing after it can fail
+        if render_rate is not None:  # last: nothing after it can fail
             scene.render.fps, scene.render.fps_base = render_rate
         if update_frame_range and motions:
             scene.frame_start, scene.frame_end = frame_start, max(last_frame, frame_start)
@@ -91,6 +93,8 @@ def _file_rate(motion, exact):
     """The frame rate of a motion (a Fraction): exactly 1 / Frame Time, or the standard rate that
     Frame Time was rounded from (see core.frame_rate)."""
     if exact or motion.frame_time_text is None:
+        if not math.isfinite(motion.fps):
+            raise ValueError(f"{motion.fps} fps is no frame rate")
         return Fraction(motion.fps)
     return snap_rate(motion.frame_time_text)
 

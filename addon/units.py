@@ -13,6 +13,7 @@ AXES = [(a, a, f"{a} axis") for a in ("X", "Y", "Z", "-X", "-Y", "-Z")]
 # database's ASF length unit (1/0.45 inch), which the cgspeed BVH conversions of it keep
 UNITS = (("centimetres", 0.01), ("metres", 1.0), ("millimetres", 0.001), ("inches", 0.0254),
          ("CMU ASF units (1/0.45 inch)", 0.0254 / 0.45))
+MAX_FRAME = 1048574  # Blender's MAXFRAME
 HUMAN_HEIGHTS = (1.0, 2.3)  # metres: a plausible size for a figure
 _HUMAN_HEIGHT = 1.7  # metres: what a figure's size is compared with when no unit is plausible
 
@@ -23,15 +24,16 @@ def axis_matrix(forward, up):
 
 
 def guess_scale(size):
-    """(scale, unit name, reason) for a figure `size` file units large: the first of UNITS that
+    """(scale, unit name, reason) for a figure `size` file units large (its largest extent in the
+    first frame: a height or an arm span, whatever the up axis): the first of UNITS that
     makes it a plausible human size (HUMAN_HEIGHTS), else the unit that brings it nearest 1.7 m."""
     if not size > 0:
-        return 1.0, "metres", "the skeleton has no size"
+        return 1.0, "metres", "the figure has no size"
     plausible = [(name, scale) for name, scale in UNITS if HUMAN_HEIGHTS[0] <= size * scale <= HUMAN_HEIGHTS[1]]
     name, scale = plausible[0] if plausible else min(
         UNITS, key=lambda unit: abs(math.log(size * unit[1] / _HUMAN_HEIGHT)))
     kind = "a human size" if plausible else f"no unit gives {HUMAN_HEIGHTS[0]:g}-{HUMAN_HEIGHTS[1]:g} m; the nearest"
-    return scale, name, f"the skeleton is {size:.4g} units large at rest: {size * scale:.3g} m, {kind}"
+    return scale, name, f"the figure measures {size:.4g} units in its first frame: {size * scale:.3g} m, {kind}"
 
 
 def scene_fps(scene, likely=()):
@@ -51,15 +53,22 @@ def scene_rate(rate):
 
     Raises ValueError for a rate no Blender scene can play (fps 1..32767, base 1e-5..1e6)."""
     if not (isinstance(rate, Fraction) or math.isfinite(rate)) or not 1e-6 <= rate <= 32767e5:
-        raise ValueError(f"{float(rate):g} fps cannot be a Blender scene's frame rate (1e-6 to 3.3e9)")
+        shown = f"{float(rate):.4g}" if abs(rate) < 1e300 else "over 1e300"
+        raise ValueError(f"{shown} fps cannot be a Blender scene's frame rate (1e-6 to 3.3e9)")
     whole = min(max(round(rate), 1), 32767)
     return whole, float(whole / Fraction(rate))
 
 
 def key_frames(frame_start, count, file_rate, rate):
     """Scene frames (count,) of the frames of a file at `file_rate` in a scene at `rate` (both
-    Fractions): frame_start + i * rate / file_rate, exact where that is a whole frame."""
+    Fractions): frame_start + i * rate / file_rate, exact where that is a whole frame.
+
+    Raises ValueError when they fall outside the frames Blender has (+-1048574)."""
     step = rate / file_rate
+    last = frame_start + (count - 1) * step
+    if count and not -MAX_FRAME <= last <= MAX_FRAME:
+        raise ValueError(f"{count} frames at {float(file_rate):.4g} fps would end on frame {float(last):.4g}, "
+                         f"beyond Blender's last frame {MAX_FRAME}")
     if max(step.numerator, step.denominator) < 2 ** 21:  # i * numerator is exact: one rounding
         return frame_start + np.arange(count) * step.numerator / step.denominator
     return frame_start + np.arange(count) * float(step)

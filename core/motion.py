@@ -92,6 +92,13 @@ class Motion:
         """(F, J, 3) world position of every joint, file units."""
         return self._fk()[1]
 
+    def pose_extent(self, frame=0):
+        """(3,) extent of the joints and End Sites along each axis in one frame, file units."""
+        one = slice(frame, frame + 1 if frame != -1 else None)
+        pose = Motion(self.skeleton, self.fps, self.euler[one], self.euler_orders, self.translations[one],
+                      None if self.scales is None else self.scales[one])
+        return np.ptp(np.vstack([pose.world_positions()[0], pose.end_site_positions()[0]]), axis=0)
+
     def end_site_positions(self):
         """(F, E, 3) world position of every End Site (see Skeleton.end_site_parents)."""
         s = self.skeleton

@@ -71,13 +71,6 @@ class Skeleton:
                                               rest_rotations=self.rest_rotations)
         return linear[0], position[0]
 
-    def rest_extent(self):
-        """(3,) extent of the zero pose (joints and End Sites) along each axis, file units."""
-        rotation, position = self.rest_world()
-        ends = position[self.end_site_parents] + np.einsum(
-            "nij,nj->ni", rotation[self.end_site_parents], self.end_site_offsets)
-        return np.ptp(np.vstack([position, ends]), axis=0)
-
     def has_positions(self, joint):
         """Whether the file gives `joint` position channels."""
         return any(c in POSITION_CHANNELS for c in self.channels[joint])
