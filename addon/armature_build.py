@@ -96,21 +96,18 @@ def add_action(obj, motion, name, axes, scale, *, rotation_mode, frames):
     bone_rest = bone_rest_matrices(obj, skeleton.names)[:, :3, :3]
     rest_world = skeleton.rest_world()[0]
     _, fcurves = compat.new_action(obj, name)
-    quaternions, locations = bone_bases(motion, axes, scale, bone_rest, rest_world)
-    if rotation_mode == "QUATERNION":
-        quaternions = rotations.quat_continuity(quaternions, axis=1)
-    for j, joint in enumerate(skeleton.names):
+    bases = bone_bases(motion, axes, scale, bone_rest, rest_world)
+    for j, (joint, (quaternion, location)) in enumerate(zip(skeleton.names, bases)):
         pose_bone = obj.pose.bones[joint]
         path = f'pose.bones["{bpy.utils.escape_identifier(joint)}"]'
-        location = locations[j]
         if rotation_mode == "QUATERNION":
             pose_bone.rotation_mode = "QUATERNION"
-            values = quaternions[j]
+            values = rotations.quat_continuity(quaternion)
             data_path = path + ".rotation_quaternion"
         else:
             order = motion.euler_orders[j]
             pose_bone.rotation_mode = order[::-1]  # Blender names the order the other way round
-            angles = rotations.unwrap_euler(rotations.matrix_to_euler(rotations.quat_to_matrix(quaternions[j]), order))
+            angles = rotations.unwrap_euler(rotations.quat_to_euler(quaternion, order))
             values = angles[:, [order.index(a) for a in "XYZ"]]
             data_path = path + ".rotation_euler"
         for index in range(values.shape[1]):

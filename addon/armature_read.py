@@ -71,7 +71,9 @@ def armature_motion(context, obj, frames, axes, scale, *, source="AUTO", rotatio
     channels = [channel_list for _, channel_list in layouts]
     euler = np.empty((len(frames), len(names), 3))
     for j, order in enumerate(orders):
-        euler[:, j] = rotations.unwrap_euler(rotations.matrix_to_euler(local[j], order))
+        euler[:, j] = rotations.quat_to_euler(local[j], order)
+    euler = rotations.unwrap_euler(euler)
+    for j, order in enumerate(orders):
         unused = [slot for slot, axis in enumerate(order) if axis + "rotation" not in channels[j]]
         if np.abs(euler[:, j, unused]).max(initial=0.0) <= 1e-6:
             euler[:, j, unused] = 0.0  # single-precision noise about an axis without a channel
@@ -168,10 +170,10 @@ def _evaluated_poses(context, obj, names, frames):
 
 
 def _action_locals(obj, names, parents, rest, object_matrix, frames, axes, scale):
-    """Local rotations (J, F, 3, 3) and translations (J, F, 3) of the file joints from the rotation
-    and location keys of the action: each from its own bone's keys (see pose_space)."""
+    """Local rotations as unit quaternions (J, F, 4) and translations (J, F, 3) of the file joints
+    from the rotation and location keys of the action: each from its own bone's keys (see pose_space)."""
     curves = {(c.data_path, c.array_index): c for c in compat.action_fcurves(obj)}
-    local_rotations = np.empty((len(names), len(frames), 3, 3))
+    local_rotations = np.empty((len(names), len(frames), 4))
     local_translations = np.empty((len(names), len(frames), 3))
     for j, name in enumerate(names):
         bone = obj.pose.bones[name]
@@ -181,15 +183,14 @@ def _action_locals(obj, names, parents, rest, object_matrix, frames, axes, scale
             return np.stack([_sample(curves.get((path + prop, i)), frames, default[i]) for i in range(size)], axis=1)
 
         if bone.rotation_mode == "QUATERNION":
-            rotation = rotations.quat_to_matrix(rotations.quat_normalize(
-                channel("rotation_quaternion", 4, bone.rotation_quaternion)))
+            rotation = rotations.quat_normalize(channel("rotation_quaternion", 4, bone.rotation_quaternion))
         elif bone.rotation_mode == "AXIS_ANGLE":
             axis_angle = channel("rotation_axis_angle", 4, bone.rotation_axis_angle)
-            rotation = rotations.quat_to_matrix(rotations.axis_angle_to_quat(axis_angle[:, 1:], axis_angle[:, 0]))
+            rotation = rotations.axis_angle_to_quat(axis_angle[:, 1:], axis_angle[:, 0])
         else:
             angles = channel("rotation_euler", 3, bone.rotation_euler)
             order = bone.rotation_mode[::-1]
-            rotation = rotations.euler_to_matrix(angles[:, ["XYZ".index(a) for a in order]], order)
+            rotation = rotations.euler_to_quat(angles[:, ["XYZ".index(a) for a in order]], order)
         p = parents[j]
         local_rotations[j], local_translations[j] = basis_local(
             rest[p] if p >= 0 else None, rest[j], object_matrix, rotation, channel("location", 3, bone.location),
@@ -208,7 +209,7 @@ def _sample(curve, frames, default):
     keys, values = co[0::2].astype(float), co[1::2].astype(float)
     if len(keys) == len(frames) and np.array_equal(keys, frames) and not curve.modifiers:
         return values
-    kinds = np.empty(len(points), dtype=np.int32)
+    kinds = np.empty(len(points), dtype=np.uint8)
     points.foreach_get("interpolation", kinds)
     if np.all(kinds[:-1] == _LINEAR) and not curve.modifiers and curve.extrapolation == "CONSTANT":
         return np.interp(frames, keys, values)

@@ -6,7 +6,7 @@ from fractions import Fraction
 import numpy as np
 from bpy_extras.io_utils import axis_conversion
 
-from ..core.frame_rate import STANDARD_RATES
+from ..core.frame_rate import standard_rate
 
 AXES = [(a, a, f"{a} axis") for a in ("X", "Y", "Z", "-X", "-Y", "-Z")]
 # the units motion files are written in, the most common first; "CMU ASF units" are the CMU
@@ -42,10 +42,11 @@ def scene_fps(scene, likely=()):
     rounded to single precision, as Blender keeps it (30 / 1.001 is 30000/1001); else that
     ratio exactly."""
     fps, base = scene.render.fps, Fraction(scene.render.fps_base)
-    for rate in (*likely, *STANDARD_RATES):
-        if abs(fps / rate - base) <= base / 2 ** 23:
-            return rate
-    return fps / base
+    period, band = base / fps, base / fps / 2 ** 23
+    rate = next((rate for rate in likely if abs(1 / rate - period) <= band), None)
+    if rate is None:
+        rate = standard_rate(period, period - band, period + band)
+    return fps / base if rate is None else rate
 
 
 def scene_rate(rate):

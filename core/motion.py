@@ -5,7 +5,6 @@ import numpy as np
 from . import rotations
 from .frame_rate import snap_rate
 from .fk import forward_kinematics, points_in_world
-from .parallel import parallel_map
 
 
 class Motion:
@@ -61,13 +60,6 @@ class Motion:
     def local_rotation(self, joint):
         """(F, 3, 3) local rotations of one joint (without the rest rotation)."""
         return rotations.euler_to_matrix(self.euler[:, joint], self.euler_orders[joint])
-
-    def local_quaternions(self):
-        """(J, F, 4) local rotations of every joint as unit quaternions (without the rest rotations),
-        joint-major: each joint's series is contiguous. Joints are converted in parallel."""
-        quaternions = parallel_map(lambda j: rotations.euler_to_quat(self.euler[:, j], self.euler_orders[j]),
-                                   range(self.skeleton.joint_count))
-        return np.stack(list(quaternions))
 
     def local_rotations(self):
         """(F, J, 3, 3) local rotations of every joint (without the rest rotations)."""

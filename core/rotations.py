@@ -72,14 +72,35 @@ def matrix_to_euler(m, order):
     of the rotation nearest to it.
     """
     m = np.asarray(m, dtype=float)
+    return _euler_from_entries(lambda row, column: m[..., row, column], order)
+
+
+def quat_to_euler(q, order):
+    """Euler angles (..., 3) in `order` of unit quaternions (..., 4): matrix_to_euler of their
+    matrices, computing only the seven entries it reads."""
+    w, *v = np.moveaxis(np.asarray(q, dtype=float), -1, 0)
+
+    def entry(row, column):
+        if row == column:
+            a, b = (row + 1) % 3, (row + 2) % 3
+            return 1.0 - 2.0 * (v[a] * v[a] + v[b] * v[b])
+        sign = 1.0 if (column - row) % 3 == 1 else -1.0
+        return 2.0 * (v[row] * v[column] - sign * w * v[3 - row - column])
+
+    return _euler_from_entries(entry, order)
+
+
+def _euler_from_entries(entry, order):
+    """matrix_to_euler of the matrix whose entry (row, column) is entry(row, column) (...)."""
     i, j, k = _axis_indices(order)
     parity = 1.0 if (j - i) % 3 == 1 else -1.0  # +1 for cyclic orders (XYZ, YZX, ZXY)
-    cos_middle = np.hypot(m[..., i, i], m[..., i, j])
-    middle = np.arctan2(parity * m[..., i, k], cos_middle)
-    last = np.where(cos_middle < 1e-12, 0.0, np.arctan2(-parity * m[..., i, j], m[..., i, i]))
+    m_ii, m_ij = entry(i, i), entry(i, j)
+    cos_middle = np.hypot(m_ii, m_ij)
+    middle = np.arctan2(parity * entry(i, k), cos_middle)
+    last = np.where(cos_middle < 1e-12, 0.0, np.arctan2(-parity * m_ij, m_ii))
     # column j of m R_k(last)^T is column j of R_i(first) R_j(middle), that is of R_i(first)
     cos, sin = np.cos(last), parity * np.sin(last)
-    first = np.arctan2(parity * (cos * m[..., k, j] + sin * m[..., k, i]), cos * m[..., j, j] + sin * m[..., j, i])
+    first = np.arctan2(parity * (cos * entry(k, j) + sin * entry(k, i)), cos * entry(j, j) + sin * entry(j, i))
     return np.stack([first, middle, last], axis=-1)
 
 

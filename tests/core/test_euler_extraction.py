@@ -74,3 +74,14 @@ def test_nearest_rotation_makes_single_precision_rotations_proper():
     assert np.all(np.linalg.det(r) > 0) and np.abs(r - m).max() < 2e-7
     exact = rotations.euler_to_matrix(near_gimbal_angles(10), "XYZ")
     np.testing.assert_allclose(rotations.nearest_rotation(exact), exact, atol=1e-15)
+
+
+@pytest.mark.parametrize("order", ORDERS)
+def test_quaternions_give_the_angles_of_their_matrices(order):
+    angles = np.concatenate([near_gimbal_angles(5000), np.random.default_rng(5).uniform(-np.pi, np.pi, (5000, 3))])
+    q = rotations.euler_to_quat(angles, order)
+    q[::2] *= -1.0  # either sign
+    from_quat = rotations.quat_to_euler(q.reshape(100, 100, 4), order).reshape(-1, 3)
+    np.testing.assert_allclose(from_quat, rotations.matrix_to_euler(rotations.quat_to_matrix(q), order), atol=1e-12)
+    back = rotations.euler_to_matrix(from_quat, order)
+    np.testing.assert_allclose(back, rotations.euler_to_matrix(angles, order), atol=2e-15)
