@@ -81,12 +81,22 @@ def _bone_ends(skeleton, axes, scale):
 
 
 def bone_rest_matrices(obj, names):
-    """(J, 4, 4) armature-space rest matrix (bone.matrix_local) of the bones called `names`."""
+    """(J, 4, 4) armature-space rest matrix (bone.matrix_local) of the bones called `names`.
+
+    Blender computes these in single precision along each chain: their rotations can be off
+    orthonormal, and their translations off the bone heads, by 4e-6 of the chain's length. Here
+    the rotations are the nearest rotations (import and export then invert each other exactly)
+    and the translations are the heads as stored."""
     bones = obj.data.bones
+    index = [{b.name: i for i, b in enumerate(bones)}[n] for n in names]
     flat = np.empty(16 * len(bones), dtype=np.float32)
     bones.foreach_get("matrix_local", flat)
-    index = {b.name: i for i, b in enumerate(bones)}
-    return flat.reshape(-1, 4, 4).transpose(0, 2, 1)[[index[n] for n in names]].astype(float)
+    rest = flat.reshape(-1, 4, 4).transpose(0, 2, 1)[index].astype(float)
+    rest[:, :3, :3] = rotations.nearest_rotation(rest[:, :3, :3])
+    heads = np.empty(3 * len(bones), dtype=np.float32)
+    bones.foreach_get("head_local", heads)
+    rest[:, :3, 3] = heads.reshape(-1, 3)[index]
+    return rest
 
 
 def add_action(obj, motion, name, axes, scale, *, rotation_mode, frames):
@@ -101,21 +111,18 @@ def add_action(obj, motion, name, axes, scale, *, rotation_mode, frames):
     bone_rest = bone_rest_matrices(obj, names)[:, :3, :3]
     rest_world = skeleton.rest_world()[0]
     _, fcurves = compat.new_action(obj, name)
-    quaternions, locations = bone_bases(motion, axes, scale, bone_rest, rest_world)
-    if rotation_mode == "QUATERNION":
-        quaternions = rotations.quat_continuity(quaternions, axis=1)
-    for j, joint in enumerate(names):
+    bases = bone_bases(motion, axes, scale, bone_rest, rest_world)
+    for j, (joint, (quaternion, location)) in enumerate(zip(names, bases)):
         pose_bone = obj.pose.bones[joint]
         path = f'pose.bones["{bpy.utils.escape_identifier(joint)}"]'
-        location = locations[j]
         if rotation_mode == "QUATERNION":
             pose_bone.rotation_mode = "QUATERNION"
-            values = quaternions[j]
+            values = rotations.quat_continuity(quaternion)
             data_path = path + ".rotation_quaternion"
         else:
             order = motion.euler_orders[j]
             pose_bone.rotation_mode = order[::-1]  # Blender names the order the other way round
-            angles = rotations.unwrap_euler(rotations.matrix_to_euler(rotations.quat_to_matrix(quaternions[j]), order))
+            angles = rotations.unwrap_euler(rotations.quat_to_euler(quaternion, order))
             values = angles[:, [order.index(a) for a in "XYZ"]]
             data_path = path + ".rotation_euler"
         for index in range(values.shape[1]):

@@ -1,75 +1,125 @@
 """Read an armature's animation back into a core Motion (the mirror of armature_build)."""
 
+from fractions import Fraction
+
 import bpy
 import numpy as np
 
 from .. import core
 from ..core import rotations
+from ..core.formats.bvh.reader import euler_order
+from ..core.frame_rate import snap_rate
 from ..core.rotations import sandwich
-from . import compat
+from ..core.skeleton import POSITION_CHANNELS, ROTATION_CHANNELS
+from . import compat, file_record
 from .armature_build import bone_rest_matrices
-from .pose_space import file_locals
+from .pose_space import basis_local, file_locals
+from .units import scene_fps
 
 _LINEAR = 1  # Keyframe.interpolation enum value of 'LINEAR'
 
 
 def needs_evaluation(obj):
-    """Whether the pose depends on more than the assigned action's keys (constraints, drivers, NLA,
-    non-default inheritance), so that export must evaluate the scene frame by frame."""
+    """Whether the pose depends on more than the assigned action's keys and the bones' rotations
+    and locations (constraints, drivers, NLA, bone scale, non-default inheritance), so that export
+    must evaluate the scene frame by frame."""
     animation = obj.animation_data
     if animation is None or animation.action is None:
         return True
     if len(animation.drivers) or any(t.strips for t in animation.nla_tracks) or obj.constraints:
         return True
-    if any(p.constraints for p in obj.pose.bones):
+    if any(p.constraints or tuple(p.scale) != (1.0, 1.0, 1.0) for p in obj.pose.bones):
         return True
     if any(c.data_path in ("location", "rotation_euler", "rotation_quaternion", "scale")
-           for c in compat.action_fcurves(obj)):
-        return True  # the object itself moves
+           or c.data_path.endswith(".scale") for c in compat.action_fcurves(obj)):
+        return True  # the object itself moves, or a bone scales
     return any(not b.use_inherit_rotation or b.inherit_scale != "FULL" or not b.use_local_location
                for b in obj.data.bones)
 
 
-def armature_motion(context, obj, frames, axes, scale, *, source="AUTO", rotation_order="NATIVE",
-                    position_channels="ROOT"):
+def armature_motion(context, obj, frames, axes, scale, *, source="AUTO", rotation_order="FILE",
+                    position_channels="FILE"):
     """The Motion of armature `obj` over the scene frames `frames` (ints).
 
-    source            "ACTION" reads the keys of the assigned action (fast, numpy FK),
-                      "EVALUATED" steps the scene through every frame (constraints, drivers, NLA),
-                      "AUTO" picks ACTION unless the rig needs evaluation
-    rotation_order    "NATIVE" (each bone's Euler mode; ZXY for quaternion bones) or e.g. "ZXY"
-    position_channels "ROOT" or "ALL"
+    source            "ACTION" reads the rotation and location keys of the assigned action (fast,
+                      no chain to evaluate), "EVALUATED" steps the scene through every frame
+                      (constraints, drivers, NLA, scale), "AUTO" picks ACTION unless the rig needs
+                      evaluation
+    rotation_order    "FILE" (each joint's channels as imported, see file_record; else as NATIVE),
+                      "NATIVE" (each bone's Euler mode; ZXY for quaternion bones) or e.g. "ZXY"
+    position_channels "FILE" (as imported; else as ROOT), "ROOT" or "ALL"
+    OFFSETs, End Sites and the Frame Time text are the imported file's while the bones still
+    match them (to single precision) and the scene rate is still the one it stands for.
     """
     context.view_layer.update()  # matrix_world of an object moved since the last evaluation
     names, parents = _hierarchy(obj)
     rest = bone_rest_matrices(obj, names)
+    object_matrix = np.array(obj.matrix_world)
     if source == "EVALUATED" or (source == "AUTO" and needs_evaluation(obj)):
         poses, world = _evaluated_poses(context, obj, names, frames)
-        pose_rotations, pose_positions = poses[..., :3, :3], poses[..., :3, 3]
+        world_rotation, world_position = _to_world(world, poses[..., :3, :3], poses[..., :3, 3])
+        local, translations = file_locals(parents, rest[:, :3, :3], world_rotation, world_position, axes, scale)
     else:
-        pose_rotations, pose_positions = _action_poses(obj, names, parents, rest, frames)
-        world = np.array(obj.matrix_world)[None]
-    world_rotation, world_position = _to_world(world, pose_rotations, pose_positions)
-    rest_rotation, rest_position = _to_world(np.array(obj.matrix_world)[None], rest[None, :, :3, :3],
-                                             rest[None, :, :3, 3])
-    local, translations = file_locals(parents, rest[:, :3, :3], world_rotation, world_position, axes, scale)
-    offsets = file_locals(parents, rest[:, :3, :3], rest_rotation, rest_position, axes, scale)[1][0]
-    orders = [_euler_order(obj.pose.bones[n].rotation_mode, rotation_order) for n in names]
-    euler = np.stack([rotations.unwrap_euler(rotations.matrix_to_euler(local[:, j], orders[j]))
-                      for j in range(len(names))], axis=1) if len(frames) else np.zeros((0, len(names), 3))
-    channels = [(("Xposition", "Yposition", "Zposition") if p < 0 or position_channels == "ALL" else ())
-                + tuple(a + "rotation" for a in order) for p, order in zip(parents, orders)]
-    noise = 1e-5 * max(np.abs(offsets).max(), 1e-9)  # Blender stores poses in single precision
+        local, translations = _action_locals(obj, names, parents, rest, object_matrix, frames, axes, scale)
+    rest_rotation, rest_position = _to_world(object_matrix[None], rest[None, :, :3, :3], rest[None, :, :3, 3])
+    offsets = file_locals(parents, rest[:, :3, :3], rest_rotation, rest_position, axes, scale)[1][:, 0]
+    record = file_record.recall_skeleton(obj.data, names, parents, axes, scale)
+    modes = [obj.pose.bones[n].rotation_mode for n in names]
+    layouts = [_layout(record.channels[j] if record else None, parents[j] < 0, modes[j], rotation_order,
+                       position_channels) for j in range(len(names))]
+    orders = [order for order, _ in layouts]
+    channels = [channel_list for _, channel_list in layouts]
+    euler = np.empty((len(frames), len(names), 3))
+    for j, order in enumerate(orders):
+        euler[:, j] = rotations.quat_to_euler(local[j], order)
+    euler = rotations.unwrap_euler(euler)
+    for j, order in enumerate(orders):
+        unused = [slot for slot, axis in enumerate(order) if axis + "rotation" not in channels[j]]
+        if np.abs(euler[:, j, unused]).max(initial=0.0) <= 1e-6:
+            euler[:, j, unused] = 0.0  # single-precision noise about an axis without a channel
+    translations = np.ascontiguousarray(np.swapaxes(translations, 0, 1))
+    size = np.abs(rest_position).max(initial=0.0) / scale
+    if record is not None and np.abs(record.offsets - offsets).max(initial=0.0) <= 1e-6 * size:
+        offsets, end_parents, end_offsets = record.offsets, record.end_site_parents, record.end_site_offsets
+    else:
+        end_parents, end_offsets = _tips(obj, names, parents, rest, axes, scale)
+    noise = 1e-5 * max(np.abs(offsets).max(initial=0.0), 1e-9)  # Blender stores poses in single precision
     for j, c in enumerate(channels):
-        if not c[0].endswith("position") and np.abs(translations[:, j] - offsets[j]).max() <= noise:
+        if not any(name in POSITION_CHANNELS for name in c) and np.abs(translations[:, j] - offsets[j]).max(
+                initial=0.0) <= noise:
             translations[:, j] = offsets[j]  # a bone that does not stretch
+    skeleton = core.Skeleton(names, parents, offsets, channels=channels,
+                             end_site_parents=end_parents, end_site_offsets=end_offsets)
+    action = obj.animation_data.action if obj.animation_data else None
+    frame_time = file_record.recall_frame_time(action) if action is not None else None
+    likely = (snap_rate(frame_time), Fraction(1.0 / float(frame_time))) if frame_time else ()
+    return core.Motion(skeleton, float(scene_fps(context.scene, likely)), euler, orders, translations,
+                       frame_time_text=frame_time)
+
+
+def _layout(recorded, root, mode, rotation_order, position_channels):
+    """(Euler order, channel names) of a joint: its channels as imported (`recorded`, or None) or
+    as the options ask."""
+    if rotation_order == "FILE" and recorded is not None:
+        rotation = [c for c in recorded if c in ROTATION_CHANNELS]
+        order = euler_order(rotation)
+    else:
+        order = rotation_order if rotation_order not in ("FILE", "NATIVE") else mode[::-1] if len(mode) == 3 else "ZXY"
+        rotation = [a + "rotation" for a in order]
+    if position_channels == "FILE" and recorded is not None:
+        position = [c for c in recorded if c in POSITION_CHANNELS]
+        rotation_first = bool(recorded) and recorded[0] in ROTATION_CHANNELS
+    else:
+        position = list(POSITION_CHANNELS) if root or position_channels == "ALL" else []
+        rotation_first = False
+    return order, tuple(rotation + position if rotation_first else position + rotation)
+
+
+def _tips(obj, names, parents, rest, axes, scale):
+    """End Sites at the tails of the leaf bones: (E,) joint indices and (E, 3) offsets."""
     leaves = [j for j in range(len(names)) if j not in parents]
     tails = np.array([(rest[j] @ [0.0, obj.data.bones[names[j]].length, 0.0, 1.0])[:3] for j in leaves])
-    tip_offsets = (tails - rest[leaves, :3, 3]) @ axes / scale if leaves else None
-    skeleton = core.Skeleton(names, parents, offsets, channels=channels,
-                             end_site_parents=leaves, end_site_offsets=tip_offsets)
-    fps = context.scene.render.fps / context.scene.render.fps_base
-    return core.Motion(skeleton, fps, euler, orders, translations)
+    return leaves, ((tails - rest[leaves, :3, 3]) @ axes / scale if leaves else None)
 
 
 def _hierarchy(obj):
@@ -82,12 +132,6 @@ def _hierarchy(obj):
         parents.append(names.index(bone.parent.name) if bone.parent else -1)
         pending[0:0] = list(bone.children)
     return names, parents
-
-
-def _euler_order(mode, rotation_order):
-    if rotation_order != "NATIVE":
-        return rotation_order
-    return mode[::-1] if len(mode) == 3 else "ZXY"
 
 
 def _to_world(object_matrices, rotations, positions):
@@ -125,12 +169,12 @@ def _evaluated_poses(context, obj, names, frames):
     return poses, world
 
 
-def _action_poses(obj, names, parents, rest, frames):
-    """Armature-space pose rotations (F, J, 3, 3) (with bone scale) and positions (F, J, 3) from
-    the action's keys, by forward kinematics in numpy."""
+def _action_locals(obj, names, parents, rest, object_matrix, frames, axes, scale):
+    """Local rotations as unit quaternions (J, F, 4) and translations (J, F, 3) of the file joints
+    from the rotation and location keys of the action: each from its own bone's keys (see pose_space)."""
     curves = {(c.data_path, c.array_index): c for c in compat.action_fcurves(obj)}
-    rotations_out = np.empty((len(names), len(frames), 3, 3))  # joint-major: per-joint slices are contiguous
-    positions_out = np.empty((len(names), len(frames), 3))
+    local_rotations = np.empty((len(names), len(frames), 4))
+    local_translations = np.empty((len(names), len(frames), 3))
     for j, name in enumerate(names):
         bone = obj.pose.bones[name]
         path = f'pose.bones["{bpy.utils.escape_identifier(name)}"].'
@@ -139,26 +183,19 @@ def _action_poses(obj, names, parents, rest, frames):
             return np.stack([_sample(curves.get((path + prop, i)), frames, default[i]) for i in range(size)], axis=1)
 
         if bone.rotation_mode == "QUATERNION":
-            rotation = rotations.quat_to_matrix(rotations.quat_normalize(
-                channel("rotation_quaternion", 4, bone.rotation_quaternion)))
+            rotation = rotations.quat_normalize(channel("rotation_quaternion", 4, bone.rotation_quaternion))
         elif bone.rotation_mode == "AXIS_ANGLE":
             axis_angle = channel("rotation_axis_angle", 4, bone.rotation_axis_angle)
-            rotation = rotations.quat_to_matrix(rotations.axis_angle_to_quat(axis_angle[:, 1:], axis_angle[:, 0]))
+            rotation = rotations.axis_angle_to_quat(axis_angle[:, 1:], axis_angle[:, 0])
         else:
             angles = channel("rotation_euler", 3, bone.rotation_euler)
             order = bone.rotation_mode[::-1]
-            rotation = rotations.euler_to_matrix(angles[:, ["XYZ".index(a) for a in order]], order)
-        rotation *= channel("scale", 3, bone.scale)[:, None, :]
+            rotation = rotations.euler_to_quat(angles[:, ["XYZ".index(a) for a in order]], order)
         p = parents[j]
-        relative = rest[j] if p < 0 else np.linalg.inv(rest[p]) @ rest[j]
-        local_rotation = sandwich(relative[:3, :3], rotation, np.eye(3))
-        local_position = relative[:3, 3] + channel("location", 3, bone.location) @ relative[:3, :3].T
-        if p < 0:
-            rotations_out[j], positions_out[j] = local_rotation, local_position
-        else:
-            rotations_out[j] = rotations_out[p] @ local_rotation
-            positions_out[j] = positions_out[p] + (rotations_out[p] @ local_position[..., None])[..., 0]
-    return np.swapaxes(rotations_out, 0, 1), np.swapaxes(positions_out, 0, 1)
+        local_rotations[j], local_translations[j] = basis_local(
+            rest[p] if p >= 0 else None, rest[j], object_matrix, rotation, channel("location", 3, bone.location),
+            axes, scale)
+    return local_rotations, local_translations
 
 
 def _sample(curve, frames, default):
@@ -172,7 +209,7 @@ def _sample(curve, frames, default):
     keys, values = co[0::2].astype(float), co[1::2].astype(float)
     if len(keys) == len(frames) and np.array_equal(keys, frames) and not curve.modifiers:
         return values
-    kinds = np.empty(len(points), dtype=np.int32)
+    kinds = np.empty(len(points), dtype=np.uint8)
     points.foreach_get("interpolation", kinds)
     if np.all(kinds[:-1] == _LINEAR) and not curve.modifiers and curve.extrapolation == "CONSTANT":
         return np.interp(frames, keys, values)

@@ -1,8 +1,10 @@
 """BVH import/export operators, menus and drag-and-drop; the work itself is in plain functions
 (`import_bvh`, `export_bvh`) that scripts can call too."""
 
+import math
 import os
 import warnings
+from fractions import Fraction
 
 import bpy
 import numpy as np
@@ -11,13 +13,15 @@ from bpy.props import (BoolProperty, CollectionProperty, EnumProperty, FloatProp
 from bpy_extras.io_utils import ExportHelper
 
 from .. import core
+from ..core.frame_rate import snap_rate
+from . import file_record
 from .armature_build import add_action, build_armature, skeleton_matches
 from .armature_read import armature_motion
 from .failures import InFile, message
 from .progress import run
 from .registration import DroppableImport, file_format
 from .transaction import all_or_nothing
-from .units import AXES, axis_matrix, guess_scale, scene_rate, snap_rate
+from .units import AXES, axis_matrix, guess_scale, key_frames, scene_fps, scene_rate
 
 _ORDERS = [(o, o, f"Euler {o} (BVH channel order: {o[0]} then {o[1]} then {o[2]})")
            for o in ("ZXY", "XYZ", "XZY", "YXZ", "YZX", "ZYX")]
@@ -44,47 +48,65 @@ def import_bvh_steps(context, paths, *, scale=1.0, auto_scale=False, axis_forwar
         messages += [str(w.message) for w in caught]
     axes = axis_matrix(axis_forward, axis_up)
     scene = context.scene
-    rate = scene.render.fps / scene.render.fps_base
-    if frame_rate != "KEEP" and motions:
-        rate = motions[0].fps if frame_rate == "EXACT" else snap_rate(motions[0].fps)
+    keep, render_rate, keys_at = frame_rate == "KEEP", None, []
+    for path, motion in zip(paths, motions):  # rates and frames checked before anything is built
+        try:
+            file_rate = _file_rate(motion, exact=frame_rate == "EXACT")
+            if not keep and render_rate is None:  # the first file's rate becomes the scene's
+                render_rate = scene_rate(file_rate)
+            keys_at.append(key_frames(frame_start, motion.frame_count, file_rate,
+                                      scene_fps(scene) if keep else file_rate))
+        except ValueError as error:
+            raise ValueError(f"{path}: {error}") from None
     objects, last_frame = [], frame_start
     total, done = sum(m.skeleton.joint_count for m in motions), 0
     with all_or_nothing(context), InFile() as current:
-        for path, motion in zip(paths, motions):
+        for path, motion, frames in zip(paths, motions, keys_at):
             current.path = path
             name = os.path.splitext(os.path.basename(path))[0]
             factor = scale
             if auto_scale:
-                height = np.ptp(motion.skeleton.rest_world()[1] @ axes.T, axis=0)[2]
-                factor, unit = guess_scale(height)
-                messages.append(f"{name}: skeleton {height:.4g} units tall, read as {unit} (scale {factor:g})")
+                factor, unit, reason = guess_scale(motion.pose_extent(0).max() if motion.frame_count else 0.0)
+                messages.append(f"{name}: read as {unit} (scale {factor:g}) because {reason}")
             obj = objects[0] if one_armature and objects and skeleton_matches(objects[0], motion.skeleton) else None
             if obj is None:
                 obj = build_armature(context, motion.skeleton, name, axes, factor)
+                file_record.remember_skeleton(obj.data, motion.skeleton, axes, factor)
                 objects.append(obj)
-            step_frames = rate / motion.fps if frame_rate == "KEEP" else 1.0
-            frames = frame_start + step_frames * np.arange(motion.frame_count)
             keys = add_action(obj, motion, name if action_from_file else obj.name + "Action", axes, factor,
                               rotation_mode=rotation_mode, frames=frames)
             for j, joint in enumerate(keys):
                 yield 0.2 + 0.8 * (done + j) / max(total, 1), joint
             action = obj.animation_data.action
+            file_record.remember_take(action, motion)
             action.use_fake_user = one_armature and len(motions) > 1
             done += motion.skeleton.joint_count
             if len(frames):
                 last_frame = max(last_frame, int(np.ceil(frames[-1])))
+        if render_rate is not None:  # last: nothing after it can fail
+            scene.render.fps, scene.render.fps_base = render_rate
+        if update_frame_range and motions:
+            scene.frame_start, scene.frame_end = frame_start, max(last_frame, frame_start)
     if one_armature and objects and len(motions) > 1:
         messages.append(f"{len(motions)} actions on one armature (kept with a fake user)")
-    if frame_rate != "KEEP" and motions:
-        scene.render.fps, scene.render.fps_base = scene_rate(rate)
-    if update_frame_range and motions:
-        scene.frame_start, scene.frame_end = frame_start, max(last_frame, frame_start)
     return objects, messages
 
 
+def _file_rate(motion, exact):
+    """The frame rate of a motion (a Fraction): exactly 1 / Frame Time, or the standard rate that
+    Frame Time was rounded from (see core.frame_rate)."""
+    if exact or motion.frame_time_text is None:
+        if not math.isfinite(motion.fps):
+            raise ValueError(f"{motion.fps} fps is no frame rate")
+        return Fraction(motion.fps)
+    return snap_rate(motion.frame_time_text)
+
+
 def export_bvh(context, obj, path, *, frame_start=None, frame_end=None, scale=1.0, axis_forward="-Z",
-               axis_up="Y", rotation_order="NATIVE", position_channels="ROOT", source="AUTO", precision=6):
-    """Write the animation of armature `obj` (scene range by default) to a BVH file."""
+               axis_up="Y", rotation_order="FILE", position_channels="FILE", source="AUTO", precision=6):
+    """Write the animation of armature `obj` (scene range by default) to a BVH file; by default
+    with the channels, OFFSETs, End Sites and Frame Time of the file it was imported from (see
+    armature_read.armature_motion)."""
     scene = context.scene
     first = scene.frame_start if frame_start is None else frame_start
     last = scene.frame_end if frame_end is None else frame_end
@@ -114,8 +136,8 @@ class ImportBVH(bpy.types.Operator, DroppableImport, _Axes):
     directory: StringProperty(subtype="DIR_PATH", options={"HIDDEN", "SKIP_SAVE"})
 
     auto_scale: BoolProperty(name="Auto Scale", default=False,
-                             description="Guess the file's unit (m, cm, mm, inches) from the skeleton height, "
-                                         "scale to metres and report the choice (replaces Scale)")
+                             description="Guess the file's unit (cm, m, mm, inches, CMU ASF units) from the "
+                                         "skeleton's size, scale to metres and report the choice (replaces Scale)")
     rotation_mode: EnumProperty(name="Rotation", default="QUATERNION", items=[
         ("QUATERNION", "Quaternion", "Quaternion keys: no gimbal lock, smooth interpolation"),
         ("NATIVE", "Euler (file order)", "Euler keys in each joint's rotation order from the file")],
@@ -169,10 +191,12 @@ class ExportBVH(bpy.types.Operator, ExportHelper, _Axes):
     use_scene_range: BoolProperty(name="Scene Frame Range", default=True, description="Export the scene's frame range")
     frame_start: IntProperty(name="Start", default=1, description="First frame (when not using the scene range)")
     frame_end: IntProperty(name="End", default=250, description="Last frame (when not using the scene range)")
-    rotation_order: EnumProperty(name="Rotation Order", default="NATIVE",
-                                 items=[("NATIVE", "Native", "Each bone's Euler mode (ZXY for quaternion bones)")]
-                                 + _ORDERS, description="Euler order of the rotation channels")
-    position_channels: EnumProperty(name="Position Channels", default="ROOT", items=[
+    rotation_order: EnumProperty(name="Rotation Order", default="FILE", items=[
+        ("FILE", "As Imported", "Each joint's channel order in the file the armature came from (else Native)"),
+        ("NATIVE", "Native", "Each bone's Euler mode (ZXY for quaternion bones)")]
+        + _ORDERS, description="Euler order of the rotation channels")
+    position_channels: EnumProperty(name="Position Channels", default="FILE", items=[
+        ("FILE", "As Imported", "The joints and channel layout of the file the armature came from (else Root Only)"),
         ("ROOT", "Root Only", "Position channels on the root only (what most tools expect)"),
         ("ALL", "All Joints", "Position channels on every joint (stretching bones)")],
         description="Which joints get position channels")

@@ -17,7 +17,7 @@ from .mesh_build import add_vertex_groups, build_mesh, float32_flat, mesh_from_b
 from .progress import Progress, run
 from .registration import DroppableImport, file_format
 from .transaction import all_or_nothing
-from .units import AXES, axis_matrix, scene_rate
+from .units import AXES, axis_matrix, scene_fps, scene_rate
 
 
 def import_memg(context, path, **options):
@@ -43,6 +43,8 @@ def import_memg_steps(context, path, *, mode="BASIS", obj_path="", layout="auto"
     frames = frame_start + np.arange(animation.frame_count)
     axes = np.eye(4)
     axes[:3, :3] = axis_matrix(axis_forward, axis_up)
+    render_rate = scene_rate(animation.fps) if set_frame_rate else None  # checked before anything is built
+    scene = context.scene
     with all_or_nothing(context), InFile(path):
         if mode == "BAKED":
             yield 0.1, "writing the cache"
@@ -52,10 +54,9 @@ def import_memg_steps(context, path, *, mode="BASIS", obj_path="", layout="auto"
         else:
             obj = yield from _basis(context, animation, name, frames)
             obj.parent.matrix_world = axes.T.tolist()
-    scene = context.scene
-    if set_frame_rate:
-        scene.render.fps, scene.render.fps_base = scene_rate(animation.fps)
-    scene.frame_start, scene.frame_end = frame_start, frame_start + max(animation.frame_count - 1, 0)
+        if render_rate is not None:  # last: nothing after it can fail
+            scene.render.fps, scene.render.fps_base = render_rate
+        scene.frame_start, scene.frame_end = frame_start, frame_start + max(animation.frame_count - 1, 0)
     return obj, messages
 
 
@@ -179,8 +180,7 @@ def export_memg(context, obj, path, *, frame_start=None, frame_end=None, toleran
         raise ValueError("the frame range is empty")
     if grouping == "groups":
         topology.groups = _face_groups(obj, topology)
-    fps = scene.render.fps / scene.render.fps_base
-    dense = core.mesh.MeshAnimation(topology, fps, np.array(positions))
+    dense = core.mesh.MeshAnimation(topology, float(scene_fps(scene)), np.array(positions))
     return core.write(dense, path, tolerance=tolerance, relative=relative,
                       grouping="groups" if topology.groups else "components")
 

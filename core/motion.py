@@ -3,8 +3,8 @@
 import numpy as np
 
 from . import rotations
+from .frame_rate import snap_rate
 from .fk import forward_kinematics, points_in_world
-from .parallel import parallel_map
 
 
 class Motion:
@@ -19,17 +19,20 @@ class Motion:
     translations  (F, J, 3) local translation of every joint (its offset where the file has no
                   position channels)
     scales        (F, J) uniform scale per joint and frame (HTR), or None
+    frame_time_text  the frame period as the file printed it (BVH `Frame Time`), or None; a writer
+                  prints it back while it still stands for `fps` (see frame_rate.snap_rate)
 
     The local transform of joint j is T(translations) @ R_rest @ R(euler) @ S(scales).
     """
 
-    def __init__(self, skeleton, fps, euler, euler_orders, translations, scales=None):
+    def __init__(self, skeleton, fps, euler, euler_orders, translations, scales=None, *, frame_time_text=None):
         self.skeleton = skeleton
         self.fps = float(fps)
         self.euler = np.asarray(euler, dtype=float)
         self.euler_orders = [o.upper() for o in euler_orders]
         self.translations = np.asarray(translations, dtype=float)
         self.scales = None if scales is None else np.asarray(scales, dtype=float)
+        self.frame_time_text = frame_time_text
         shape = (self.frame_count, skeleton.joint_count)
         if self.euler.shape != shape + (3,) or self.translations.shape != shape + (3,):
             raise ValueError(f"euler {self.euler.shape} and translations {self.translations.shape} "
@@ -40,6 +43,8 @@ class Motion:
             raise ValueError(f"scales {self.scales.shape} must be {shape}")
         if not 0 < self.fps < float("inf"):
             raise ValueError(f"fps must be positive and finite, not {fps}")
+        if frame_time_text is not None:
+            snap_rate(frame_time_text)  # raises ValueError unless it is a positive decimal
 
     def __repr__(self):
         return f"<Motion {self.skeleton.joint_count} joints x {self.frame_count} frames at {self.fps:g} fps>"
@@ -55,13 +60,6 @@ class Motion:
     def local_rotation(self, joint):
         """(F, 3, 3) local rotations of one joint (without the rest rotation)."""
         return rotations.euler_to_matrix(self.euler[:, joint], self.euler_orders[joint])
-
-    def local_quaternions(self):
-        """(J, F, 4) local rotations of every joint as unit quaternions (without the rest rotations),
-        joint-major: each joint's series is contiguous. Joints are converted in parallel."""
-        quaternions = parallel_map(lambda j: rotations.euler_to_quat(self.euler[:, j], self.euler_orders[j]),
-                                   range(self.skeleton.joint_count))
-        return np.stack(list(quaternions))
 
     def local_rotations(self):
         """(F, J, 3, 3) local rotations of every joint (without the rest rotations)."""
@@ -85,6 +83,13 @@ class Motion:
     def world_positions(self):
         """(F, J, 3) world position of every joint, file units."""
         return self._fk()[1]
+
+    def pose_extent(self, frame=0):
+        """(3,) extent of the joints and End Sites along each axis in one frame, file units."""
+        one = slice(frame, frame + 1 if frame != -1 else None)
+        pose = Motion(self.skeleton, self.fps, self.euler[one], self.euler_orders, self.translations[one],
+                      None if self.scales is None else self.scales[one])
+        return np.ptp(np.vstack([pose.world_positions()[0], pose.end_site_positions()[0]]), axis=0)
 
     def end_site_positions(self):
         """(F, E, 3) world position of every End Site (see Skeleton.end_site_parents)."""

@@ -65,19 +65,52 @@ def euler_to_matrix_components(angles, order):
 def matrix_to_euler(m, order):
     """Euler angles (..., 3) in `order` of rotation matrices (..., 3, 3); inverse of euler_to_matrix.
 
-    The middle angle lies in [-pi/2, pi/2]; at gimbal lock the last angle is 0.
+    The middle angle lies in [-pi/2, pi/2]; at gimbal lock the last angle is 0. Every angle is an
+    arctan2 of well-conditioned entries (no arcsin), and the first angle is read after undoing the
+    last, so that near gimbal lock, where each of the two alone is ill-conditioned, their product
+    still gives back the matrix; a matrix slightly off orthonormal (float32 data) gives the angles
+    of the rotation nearest to it.
     """
     m = np.asarray(m, dtype=float)
+    return _euler_from_entries(lambda row, column: m[..., row, column], order)
+
+
+def quat_to_euler(q, order):
+    """Euler angles (..., 3) in `order` of unit quaternions (..., 4): matrix_to_euler of their
+    matrices, computing only the seven entries it reads."""
+    w, *v = np.moveaxis(np.asarray(q, dtype=float), -1, 0)
+
+    def entry(row, column):
+        if row == column:
+            a, b = (row + 1) % 3, (row + 2) % 3
+            return 1.0 - 2.0 * (v[a] * v[a] + v[b] * v[b])
+        sign = 1.0 if (column - row) % 3 == 1 else -1.0
+        return 2.0 * (v[row] * v[column] - sign * w * v[3 - row - column])
+
+    return _euler_from_entries(entry, order)
+
+
+def _euler_from_entries(entry, order):
+    """matrix_to_euler of the matrix whose entry (row, column) is entry(row, column) (...)."""
     i, j, k = _axis_indices(order)
     parity = 1.0 if (j - i) % 3 == 1 else -1.0  # +1 for cyclic orders (XYZ, YZX, ZXY)
-    sin_middle = np.clip(parity * m[..., i, k], -1.0, 1.0)
-    middle = np.arcsin(sin_middle)
-    cos_middle = np.sqrt(np.maximum(0.0, 1.0 - sin_middle ** 2))
-    locked = cos_middle < 1e-9
-    first = np.where(locked, np.arctan2(parity * m[..., k, j], m[..., j, j]),
-                     np.arctan2(-parity * m[..., j, k], m[..., k, k]))
-    last = np.where(locked, 0.0, np.arctan2(-parity * m[..., i, j], m[..., i, i]))
+    m_ii, m_ij = entry(i, i), entry(i, j)
+    cos_middle = np.hypot(m_ii, m_ij)
+    middle = np.arctan2(parity * entry(i, k), cos_middle)
+    last = np.where(cos_middle < 1e-12, 0.0, np.arctan2(-parity * m_ij, m_ii))
+    # column j of m R_k(last)^T is column j of R_i(first) R_j(middle), that is of R_i(first)
+    cos, sin = np.cos(last), parity * np.sin(last)
+    first = np.arctan2(parity * (cos * entry(k, j) + sin * entry(k, i)), cos * entry(j, j) + sin * entry(j, i))
     return np.stack([first, middle, last], axis=-1)
+
+
+def nearest_rotation(m):
+    """The rotation matrices (..., 3, 3) nearest to matrices m (..., 3, 3) (the orthogonal factor of
+    their polar decomposition): rotations stored in single precision, made orthonormal again."""
+    u, _, vt = np.linalg.svd(np.asarray(m, dtype=float))
+    flip = np.linalg.det(u @ vt) < 0
+    u[flip, :, 2] *= -1.0
+    return u @ vt
 
 
 def quat_normalize(q):

@@ -50,7 +50,7 @@ def read_bvh(path, *, positions="replace", strict=True):
     parser.parse()
     if not found:
         raise ParseError(path, "expected MOTION after the hierarchy", line=parser.last_line + 1)
-    frames, frame_time, block_start, first_line = _motion_header(path, data, found)
+    frames, frame_time, frame_time_text, block_start, first_line = _motion_header(path, data, found)
     block = data[block_start:]
     del data, found  # only the motion block is left to read: keep one copy of it (peak memory)
     skeleton = parser.skeleton()
@@ -62,7 +62,7 @@ def read_bvh(path, *, positions="replace", strict=True):
                                f"from a file of {size / 2**20:.1f} MiB (at most {_MEMORY_PER_BYTE} x the file size + "
                                f"{_MEMORY_FLOOR >> 20} MiB): too many frames for joints without channels",
                          line=first_line)
-    return _motion(skeleton, 1.0 / frame_time, table, positions)
+    return _motion(skeleton, 1.0 / frame_time, frame_time_text, table, positions)
 
 
 def _decode(header):
@@ -73,7 +73,7 @@ def _decode(header):
 
 
 def _motion_header(path, data, found):
-    """Frame count, frame time, byte offset of the first data row and its line number."""
+    """Frame count, frame time (and its text), byte offset of the first data row and its line number."""
     line = data.count(b"\n", 0, found.start()) + 1
     position = data.find(b"\n", found.end())
     values = []
@@ -99,7 +99,7 @@ def _motion_header(path, data, found):
                              line=line)
         values.append(value)
     start = len(data) if position < 0 else position + 1
-    return int(values[0]), values[1], start, line + 1
+    return int(values[0]), values[1], match.group(1), start, line + 1
 
 
 class _Hierarchy:
@@ -253,7 +253,7 @@ def euler_order(channels):
     return "".join(axes + [a for a in "XYZ" if a not in axes])
 
 
-def _motion(skeleton, fps, table, positions):
+def _motion(skeleton, fps, frame_time_text, table, positions):
     """Scatter the channel columns into Euler angles and local translations, all frames at once."""
     frames, count = len(table), skeleton.joint_count
     translations = np.empty((frames, count, 3))
@@ -285,4 +285,4 @@ def _motion(skeleton, fps, table, positions):
         if positions == "add":
             moved += skeleton.offsets[pos_joint, pos_axis]
         translations[:, pos_joint, pos_axis] = moved
-    return Motion(skeleton, fps, euler, orders, translations)
+    return Motion(skeleton, fps, euler, orders, translations, frame_time_text=frame_time_text)

@@ -5,6 +5,7 @@ import numpy as np
 from ... import rotations
 from ...atomic import atomic_write
 from ...errors import require_finite
+from ...frame_rate import snap_rate
 from ...numtext import format_blocks
 from ...skeleton import POSITION_CHANNELS, ROTATION_CHANNELS
 
@@ -48,7 +49,7 @@ def write_bvh(motion, path, *, precision=6, rotation_order=None, position_joints
     columns = [(0 if rotation else width) + 3 * j + slot for rotation, j, slot in sources]
     table = np.take(values.reshape(frames, 2 * width), columns, axis=1)
     header = _hierarchy(skeleton, order, layout, precision)
-    header += f"MOTION\nFrames: {motion.frame_count}\nFrame Time: {_frame_time(motion.fps)}\n"
+    header += f"MOTION\nFrames: {motion.frame_count}\nFrame Time: {_frame_time(motion.fps, motion.frame_time_text)}\n"
     blocks = format_blocks(table, precision) if sources else [b"\n" * motion.frame_count]
     with atomic_write(path) as f:
         f.write(header.encode("utf-8"))
@@ -159,8 +160,12 @@ def _close(lines, open_joints, depth, ends, number):
         lines.append(f"{tab}}}")
 
 
-def _frame_time(fps):
-    """The shortest decimal for 1 / fps that reads back as exactly the same rate (when one exists)."""
+def _frame_time(fps, text=None):
+    """`text` (the Frame Time as read) while it stands for `fps` (exactly, or as the standard rate
+    it was rounded from), else the shortest decimal for 1 / fps that reads back as exactly the
+    same rate (when one exists)."""
+    if text is not None and fps in (1.0 / float(text), float(snap_rate(text))):
+        return text
     seconds = 1.0 / fps
     for digits in range(6, 18):
         text = f"{seconds:.{digits}g}"
