@@ -14,12 +14,22 @@ anything else escaped (with the exception), the child's peak memory and run time
 import json
 import os
 import pathlib
+import re
+import resource
+import signal
 import subprocess
 import sys
+import tempfile
 import time
+import traceback
+import warnings
 import zlib
 
 import numpy as np
+
+from mocap_io import core
+from mocap_io.core import mesh as mesh_module
+from mocap_io.core.formats import pc2
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 CORPUS = pathlib.Path(os.environ.get("MOCAP_IO_CORPUS", ROOT.parent / "shared" / "corpus"))
@@ -36,21 +46,8 @@ BINARY_FLOATS = [np.nan, np.inf, -np.inf, 1e308, 0.0, 1e-320]
 _TOKEN = rb"[^\s]+"
 
 
-def _core():
-    sys.path.insert(0, str(ROOT / "tools"))
-    from package import import_package
-
-    return import_package().core
-
-
 def seeds(fmt):
     """[(name, {file name: bytes}, file to read)] of one format: generated samples, then corpus files."""
-    core = _core()
-    import importlib
-    import tempfile
-
-    mesh_module = importlib.import_module(core.__name__ + ".mesh")
-    pc2 = importlib.import_module(core.__name__ + ".formats.pc2")
     rng = np.random.default_rng(7)
     out = []
     with tempfile.TemporaryDirectory() as folder:
@@ -117,8 +114,6 @@ def _junk(data, rng):
 
 
 def _spans(data):
-    import re
-
     return [m.span() for m in re.finditer(_TOKEN, data)]
 
 
@@ -214,17 +209,8 @@ def mutant(files, target, fmt, case):
 
 def _child(fmt, count):
     """Run in the child: read every mutant, print a JSON report."""
-    import resource
-    import signal
-    import tempfile
-    import traceback
-    import warnings
-
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
-    core = _core()
-    import importlib
-
-    read = importlib.import_module(core.__name__ + ".formats.pc2").read_pc2 if fmt == "pc2" else core.read
+    read = pc2.read_pc2 if fmt == "pc2" else core.read
 
     class Timeout(Exception):
         pass
@@ -255,7 +241,7 @@ def _child(fmt, count):
                 outcome = "ParseError"
             except OSError:
                 outcome = "OSError"
-            except BaseException as error:  # noqa: BLE001 - any other escape is what the fuzz looks for
+            except BaseException as error:
                 outcome = None
                 failures.append({"case": case, "seed": name, "mutation": kind, "error": f"{type(error).__name__}: "
                                  f"{str(error)[:300]}", "where": traceback.format_exc(limit=-3)[-600:]})
