@@ -16,8 +16,8 @@ def skeleton_matches(obj, skeleton):
     names = blender_names(skeleton.names)
     parents = {b.name: (b.parent.name if b.parent else None) for b in bones}
     return len(bones) == skeleton.joint_count and all(
-        name in parents and parents[name] == (names[p] if p >= 0 else None)
-        for name, p in zip(names, skeleton.parents))
+        name in parents and parents[name] == (names[p] if p >= 0 else None) for name, p in zip(names, skeleton.parents)
+    )
 
 
 def build_armature(context, skeleton, name, axes, scale):
@@ -54,8 +54,10 @@ def _require_float32(heads, tails, names):
     with np.errstate(over="ignore"):
         bad = first_nonfinite(np.stack([heads, tails], axis=1).astype(np.float32))
     if bad is not None:
-        raise ValueError(f"joint {names[bad[0]][:80]!r}: rest position beyond Blender's float range "
-                         "(OFFSETs too large for the scale)")
+        raise ValueError(
+            f"joint {names[bad[0]][:80]!r}: rest position beyond Blender's float range "
+            "(OFFSETs too large for the scale)"
+        )
 
 
 def _bone_ends(skeleton, axes, scale):
@@ -63,7 +65,8 @@ def _bone_ends(skeleton, axes, scale):
     rest_rotation, rest_position = skeleton.rest_world()
     heads = scale * rest_position @ axes.T
     ends = rest_position[skeleton.end_site_parents] + np.einsum(
-        "nij,nj->ni", rest_rotation[skeleton.end_site_parents], skeleton.end_site_offsets)
+        "nij,nj->ni", rest_rotation[skeleton.end_site_parents], skeleton.end_site_offsets
+    )
     ends = scale * ends @ axes.T
     extent = np.ptp(np.vstack([heads, ends]), axis=0).max() if len(heads) > 1 or len(ends) else 0.0
     fallback = 0.1 * extent if extent > 0 else 0.1 * scale

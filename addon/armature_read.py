@@ -30,15 +30,19 @@ def needs_evaluation(obj):
         return True
     if any(p.constraints or tuple(p.scale) != (1.0, 1.0, 1.0) for p in obj.pose.bones):
         return True
-    if any(c.data_path in ("location", "rotation_euler", "rotation_quaternion", "scale")
-           or c.data_path.endswith(".scale") for c in compat.action_fcurves(obj)):
+    if any(
+        c.data_path in ("location", "rotation_euler", "rotation_quaternion", "scale") or c.data_path.endswith(".scale")
+        for c in compat.action_fcurves(obj)
+    ):
         return True  # the object itself moves, or a bone scales
-    return any(not b.use_inherit_rotation or b.inherit_scale != "FULL" or not b.use_local_location
-               for b in obj.data.bones)
+    return any(
+        not b.use_inherit_rotation or b.inherit_scale != "FULL" or not b.use_local_location for b in obj.data.bones
+    )
 
 
-def armature_motion(context, obj, frames, axes, scale, *, source="AUTO", rotation_order="FILE",
-                    position_channels="FILE"):
+def armature_motion(
+    context, obj, frames, axes, scale, *, source="AUTO", rotation_order="FILE", position_channels="FILE"
+):
     """The Motion of armature `obj` over the scene frames `frames` (ints).
 
     source            "ACTION" reads the rotation and location keys of the assigned action (fast,
@@ -48,8 +52,9 @@ def armature_motion(context, obj, frames, axes, scale, *, source="AUTO", rotatio
     rotation_order    "FILE" (each joint's channels as imported, see file_record; else as NATIVE),
                       "NATIVE" (each bone's Euler mode; ZXY for quaternion bones) or e.g. "ZXY"
     position_channels "FILE" (as imported; else as ROOT), "ROOT" or "ALL"
-    OFFSETs, End Sites and the Frame Time text are the imported file's while the bones still
-    match them (to single precision) and the scene rate is still the one it stands for.
+    Joint names (Blender cuts them to 63 bytes) are the imported file's while the bones are its
+    joints; OFFSETs, End Sites and the Frame Time text while the bones still match them (to single
+    precision) and the scene rate is still the one it stands for.
     """
     context.view_layer.update()  # matrix_world of an object moved since the last evaluation
     names, parents = _hierarchy(obj)
@@ -65,8 +70,10 @@ def armature_motion(context, obj, frames, axes, scale, *, source="AUTO", rotatio
     offsets = file_locals(parents, rest[:, :3, :3], rest_rotation, rest_position, axes, scale)[1][:, 0]
     record = file_record.recall_skeleton(obj.data, names, parents, axes, scale)
     modes = [obj.pose.bones[n].rotation_mode for n in names]
-    layouts = [_layout(record.channels[j] if record else None, parents[j] < 0, modes[j], rotation_order,
-                       position_channels) for j in range(len(names))]
+    layouts = [
+        _layout(record.channels[j] if record else None, parents[j] < 0, modes[j], rotation_order, position_channels)
+        for j in range(len(names))
+    ]
     orders = [order for order, _ in layouts]
     channels = [channel_list for _, channel_list in layouts]
     euler = np.empty((len(frames), len(names), 3))
@@ -85,16 +92,25 @@ def armature_motion(context, obj, frames, axes, scale, *, source="AUTO", rotatio
         end_parents, end_offsets = _tips(obj, names, parents, rest, axes, scale)
     noise = 1e-5 * max(np.abs(offsets).max(initial=0.0), 1e-9)  # Blender stores poses in single precision
     for j, c in enumerate(channels):
-        if not any(name in POSITION_CHANNELS for name in c) and np.abs(translations[:, j] - offsets[j]).max(
-                initial=0.0) <= noise:
+        if (
+            not any(name in POSITION_CHANNELS for name in c)
+            and np.abs(translations[:, j] - offsets[j]).max(initial=0.0) <= noise
+        ):
             translations[:, j] = offsets[j]  # a bone that does not stretch
-    skeleton = core.Skeleton(names, parents, offsets, channels=channels,
-                             end_site_parents=end_parents, end_site_offsets=end_offsets)
+    skeleton = core.Skeleton(
+        record.names if record else names,
+        parents,
+        offsets,
+        channels=channels,
+        end_site_parents=end_parents,
+        end_site_offsets=end_offsets,
+    )
     action = obj.animation_data.action if obj.animation_data else None
     frame_time = file_record.recall_frame_time(action) if action is not None else None
     likely = (snap_rate(frame_time), Fraction(1.0 / float(frame_time))) if frame_time else ()
-    return core.Motion(skeleton, float(scene_fps(context.scene, likely)), euler, orders, translations,
-                       frame_time_text=frame_time)
+    return core.Motion(
+        skeleton, float(scene_fps(context.scene, likely)), euler, orders, translations, frame_time_text=frame_time
+    )
 
 
 def _layout(recorded, root, mode, rotation_order, position_channels):
@@ -180,7 +196,7 @@ def _action_locals(obj, names, parents, rest, object_matrix, frames, axes, scale
         path = f'pose.bones["{bpy.utils.escape_identifier(name)}"].'
 
         def channel(prop, size, default):
-            return np.stack([_sample(curves.get((path + prop, i)), frames, default[i]) for i in range(size)], axis=1)
+            return np.stack([_sample(curves.get((path + prop, i)), frames, default[i]) for i in range(size)], axis=1)  # noqa: B023 - called within this loop
 
         if bone.rotation_mode == "QUATERNION":
             rotation = rotations.quat_normalize(channel("rotation_quaternion", 4, bone.rotation_quaternion))
@@ -193,8 +209,14 @@ def _action_locals(obj, names, parents, rest, object_matrix, frames, axes, scale
             rotation = rotations.euler_to_quat(angles[:, ["XYZ".index(a) for a in order]], order)
         p = parents[j]
         local_rotations[j], local_translations[j] = basis_local(
-            rest[p] if p >= 0 else None, rest[j], object_matrix, rotation, channel("location", 3, bone.location),
-            axes, scale)
+            rest[p] if p >= 0 else None,
+            rest[j],
+            object_matrix,
+            rotation,
+            channel("location", 3, bone.location),
+            axes,
+            scale,
+        )
     return local_rotations, local_translations
 
 

@@ -10,8 +10,9 @@ import numpy as np
 from ..core.errors import first_nonfinite
 
 SLOTTED_ACTIONS = bpy.app.version >= (4, 4, 0)
-_INTERPOLATION = {item.identifier: item.value
-                  for item in bpy.types.Keyframe.bl_rna.properties["interpolation"].enum_items}  # pyright: ignore[reportAttributeAccessIssue]
+_INTERPOLATION = {
+    item.identifier: item.value for item in bpy.types.Keyframe.bl_rna.properties["interpolation"].enum_items
+}  # pyright: ignore[reportAttributeAccessIssue]
 
 
 def new_action(owner, name):
@@ -50,9 +51,10 @@ def add_keys(fcurves, data_path, index, group, frames, values, interpolation="LI
     """One F-curve with a key per (frame, value), written in bulk (no per-key Python call).
 
     The frames must be increasing; a frame or value that is not finite in float32 (NaN, infinity,
-    beyond 3.4e38) raises ValueError naming the curve and the frame, before anything is added. FCurve.update() is not called: the keys arrive sorted, and its
-    handle recalculation (more than half the cost) does not matter to linear or constant keys;
-    Blender recalculates handles when keys are edited.
+    beyond 3.4e38) raises ValueError naming the curve and the frame, before anything is added.
+    FCurve.update() is not called: the keys arrive sorted, and its handle recalculation (more than
+    half the cost) does not matter to linear or constant keys; Blender recalculates handles when
+    keys are edited.
     """
     co = np.empty(2 * len(frames), dtype=np.float32)
     with np.errstate(over="ignore"):  # beyond float32: refused below
@@ -61,8 +63,10 @@ def add_keys(fcurves, data_path, index, group, frames, values, interpolation="LI
     bad = first_nonfinite(co)
     if bad is not None:
         key = bad[0] // 2
-        raise ValueError(f"{group}: {data_path}[{index}] at frame {frames[key]:g} would be {values[key]:g}, "
-                         "beyond Blender's float range")
+        raise ValueError(
+            f"{group}: {data_path}[{index}] at frame {frames[key]:g} would be {values[key]:g}, "
+            "beyond Blender's float range"
+        )
     if SLOTTED_ACTIONS:
         curve = fcurves.new(data_path, index=index, group_name=group)
     else:

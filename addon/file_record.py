@@ -1,6 +1,7 @@
 """What an imported file had that an armature and its action cannot hold, remembered on them so
-that export can write it back: each joint's channel list as read, its OFFSET and End Sites
-exactly as printed (Blender keeps bones in single precision), and the Frame Time text.
+that export can write it back: each joint's name as written (Blender cuts names to 63 bytes), its
+channel list as read, its OFFSET and End Sites exactly as printed (Blender keeps bones in single
+precision), and the Frame Time text.
 
 The record is a JSON string in the custom property `mocap_io` of the armature data (joints) and of
 the action (Frame Time): users see it under Custom Properties, and it survives saving, linking
@@ -12,6 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .names import blender_names
+
 KEY = "mocap_io"
 
 
@@ -21,10 +24,19 @@ def remember_skeleton(armature, skeleton, axes, scale):
     ends = {}
     for parent, offset in zip(skeleton.end_site_parents, skeleton.end_site_offsets):
         ends.setdefault(int(parent), []).append(offset.tolist())
-    joints = {name: {"parent": skeleton.names[p] if p >= 0 else None, "channels": list(channels),
-                     "offset": offset.tolist(), "end_sites": ends.get(j, [])}
-              for j, (name, p, channels, offset)
-              in enumerate(zip(skeleton.names, skeleton.parents, skeleton.channels, skeleton.offsets))}
+    bones = blender_names(skeleton.names)
+    joints = {
+        bone: {
+            "name": name,
+            "parent": bones[p] if p >= 0 else None,
+            "channels": list(channels),
+            "offset": offset.tolist(),
+            "end_sites": ends.get(j, []),
+        }
+        for j, (bone, name, p, channels, offset) in enumerate(
+            zip(bones, skeleton.names, skeleton.parents, skeleton.channels, skeleton.offsets)
+        )
+    }
     armature[KEY] = json.dumps({"axes": np.asarray(axes).tolist(), "scale": scale, "joints": joints})
 
 
@@ -38,11 +50,14 @@ def remember_take(action, motion):
 class Recalled:
     """The record of an armature's joints, in the units and axes of an export.
 
+    names             per joint (in the export's joint order), its name as written in the file
     channels          per joint (in the export's joint order), the channel names as read
     offsets           (J, 3) OFFSETs as read
     end_site_parents  (E,) joint index of each End Site as read
     end_site_offsets  (E, 3)
     """
+
+    names: list
     channels: list
     offsets: np.ndarray
     end_site_parents: np.ndarray
@@ -50,22 +65,26 @@ class Recalled:
 
 
 def recall_skeleton(armature, names, parents, axes, scale):
-    """The record of the armature data for the joints `names` (with parent indices `parents`),
+    """The record of the armature data for the bones `names` (with parent indices `parents`),
     converted to an export with axis matrix `axes` and `scale`; None when there is no record or
     the bones are no longer the joints it describes."""
     try:
         record = json.loads(armature[KEY])
         joints = record["joints"]
         if sorted(joints) != sorted(names) or any(
-                joints[name]["parent"] != (names[p] if p >= 0 else None) for name, p in zip(names, parents)):
+            joints[name]["parent"] != (names[p] if p >= 0 else None) for name, p in zip(names, parents)
+        ):
             return None
         # file units of the import -> Blender -> file units of the export
         convert = np.asarray(axes).T @ np.asarray(record["axes"]) * (record["scale"] / scale)
         ends = [(j, offset) for j, name in enumerate(names) for offset in joints[name]["end_sites"]]
-        return Recalled(channels=[tuple(joints[name]["channels"]) for name in names],
-                        offsets=np.array([joints[name]["offset"] for name in names], dtype=float) @ convert.T,
-                        end_site_parents=np.array([j for j, _ in ends], dtype=np.intp),
-                        end_site_offsets=np.array([o for _, o in ends], dtype=float).reshape(-1, 3) @ convert.T)
+        return Recalled(
+            names=[joints[name].get("name", name) for name in names],
+            channels=[tuple(joints[name]["channels"]) for name in names],
+            offsets=np.array([joints[name]["offset"] for name in names], dtype=float) @ convert.T,
+            end_site_parents=np.array([j for j, _ in ends], dtype=np.intp),
+            end_site_offsets=np.array([o for _, o in ends], dtype=float).reshape(-1, 3) @ convert.T,
+        )
     except (KeyError, TypeError, ValueError):  # no record, or not one of ours
         return None
 

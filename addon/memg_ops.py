@@ -26,8 +26,18 @@ def import_memg(context, path, **options):
     return run(import_memg_steps(context, path, **options), context, "Importing mesh ensemble")
 
 
-def import_memg_steps(context, path, *, mode="BASIS", obj_path="", layout="auto", axis_forward="-Z", axis_up="Y",
-                      frame_start=1, set_frame_rate=True):
+def import_memg_steps(
+    context,
+    path,
+    *,
+    mode="BASIS",
+    obj_path="",
+    layout="auto",
+    axis_forward="-Z",
+    axis_up="Y",
+    frame_start=1,
+    set_frame_rate=True,
+):
     """`import_memg` as a generator of progress steps (see progress.py); returns its result.
 
     mode "BASIS": one shape key per basis vector with animated values and one bone per group
@@ -84,8 +94,9 @@ def _basis(context, animation, name, frames):
     obj = _link(context, name, build_mesh(mesh, name, rest))
     others = [n for n in mesh.groups if n not in {g.name for g in animation.groups}]
     # one name per group for its bone and its vertex group (the armature modifier pairs them by name)
-    names = add_vertex_groups(obj, [(g.name, v) for g, v in zip(animation.groups, owned)]
-                              + [(n, mesh.group_vertices(n)) for n in others])[:len(animation.groups)]
+    names = add_vertex_groups(
+        obj, [(g.name, v) for g, v in zip(animation.groups, owned)] + [(n, mesh.group_vertices(n)) for n in others]
+    )[: len(animation.groups)]
     armature = bpy.data.armatures.new(name + "_frames")
     rig = _link(context, name + "_frames", armature)
     context.view_layer.objects.active = rig
@@ -107,8 +118,11 @@ def _basis(context, animation, name, frames):
         path = f'pose.bones["{bpy.utils.escape_identifier(bone_name)}"]'
         rig.pose.bones[bone_name].rotation_mode = "QUATERNION"
         translation, rotation, scale = rotations.decompose_trs(animation.transforms[group.frame])
-        values = {"location": translation, "rotation_quaternion":
-                  rotations.quat_continuity(rotations.matrix_to_quat(rotation)), "scale": scale}
+        values = {
+            "location": translation,
+            "rotation_quaternion": rotations.quat_continuity(rotations.matrix_to_quat(rotation)),
+            "scale": scale,
+        }
         for prop, table in values.items():
             for i in range(table.shape[1]):
                 compat.add_keys(rig_curves, f"{path}.{prop}", i, bone_name, frames, table[:, i])
@@ -129,8 +143,9 @@ def _basis(context, animation, name, frames):
     if keyed:
         _, key_curves = compat.new_action(obj.data.shape_keys, name + "_weights")  # pyright: ignore[reportAttributeAccessIssue]
         for key_name, values in keyed:
-            compat.add_keys(key_curves, f'key_blocks["{bpy.utils.escape_identifier(key_name)}"].value', 0,
-                            "Weights", frames, values)
+            compat.add_keys(
+                key_curves, f'key_blocks["{bpy.utils.escape_identifier(key_name)}"].value', 0, "Weights", frames, values
+            )
     return obj
 
 
@@ -146,8 +161,9 @@ def _baked(context, animation, path, name, frame_start):
     return obj
 
 
-def export_memg(context, obj, path, *, frame_start=None, frame_end=None, tolerance=1e-3, relative=True,
-                grouping="components"):
+def export_memg(
+    context, obj, path, *, frame_start=None, frame_end=None, tolerance=1e-3, relative=True, grouping="components"
+):
     """Encode the evaluated mesh of `obj` over the frame range (scene range by default) and write
     .memg + .obj; returns the encoded MeshAnimation."""
     scene = context.scene
@@ -181,8 +197,9 @@ def export_memg(context, obj, path, *, frame_start=None, frame_end=None, toleran
     if grouping == "groups":
         topology.groups = _face_groups(obj, topology)
     dense = core.mesh.MeshAnimation(topology, float(scene_fps(scene)), np.array(positions))
-    return core.write(dense, path, tolerance=tolerance, relative=relative,
-                      grouping="groups" if topology.groups else "components")
+    return core.write(
+        dense, path, tolerance=tolerance, relative=relative, grouping="groups" if topology.groups else "components"
+    )
 
 
 def _face_groups(obj, mesh):
@@ -200,55 +217,91 @@ def _face_groups(obj, mesh):
 
 class ImportMEMG(bpy.types.Operator, DroppableImport):
     """Import a mesh ensemble (.memg with its .obj) as an animated mesh"""
+
     bl_idname = "import_mesh.memg"
     bl_label = "Import Mesh Ensemble (Mocap I/O)"
     bl_options = {"REGISTER", "UNDO", "PRESET"}
 
     filename_ext = ".memg"
     filter_glob: StringProperty(default="*.memg", options={"HIDDEN"})
-    mode: EnumProperty(name="Mode", default="BASIS", items=[
-        ("BASIS", "Basis", "Exact and compact: one shape key per basis vector with animated values, "
-                           "one bone per group for its rigid motion"),
-        ("BAKED", "Baked", "Plain vertex data: a .pc2 cache beside the file, played by a Mesh Cache modifier")],
-        description="How the animation is built")
-    obj_path: StringProperty(name="OBJ", default="", subtype="FILE_PATH",
-                             description="The static mesh (default: the .obj of the same name beside the file)")
-    layout: EnumProperty(name="Matrix Order", default="auto", items=[
-        ("auto", "Detect", "Decode both orders of U and Q and keep the smoother animation"),
-        ("column", "Column-major", "U and Q stored column by column"),
-        ("row", "Row-major", "U and Q stored row by row")],
-        description="Storage order of the basis and coefficient matrices (the format does not say)")
+    mode: EnumProperty(
+        name="Mode",
+        default="BASIS",
+        items=[
+            (
+                "BASIS",
+                "Basis",
+                "Exact and compact: one shape key per basis vector with animated values, "
+                "one bone per group for its rigid motion",
+            ),
+            ("BAKED", "Baked", "Plain vertex data: a .pc2 cache beside the file, played by a Mesh Cache modifier"),
+        ],
+        description="How the animation is built",
+    )
+    obj_path: StringProperty(
+        name="OBJ",
+        default="",
+        subtype="FILE_PATH",
+        description="The static mesh (default: the .obj of the same name beside the file)",
+    )
+    layout: EnumProperty(
+        name="Matrix Order",
+        default="auto",
+        items=[
+            ("auto", "Detect", "Decode both orders of U and Q and keep the smoother animation"),
+            ("column", "Column-major", "U and Q stored column by column"),
+            ("row", "Row-major", "U and Q stored row by row"),
+        ],
+        description="Storage order of the basis and coefficient matrices (the format does not say)",
+    )
     axis_forward: EnumProperty(name="Forward", items=AXES, default="-Z", description="The file's forward axis")
     axis_up: EnumProperty(name="Up", items=AXES, default="Y", description="The file's up axis")
     frame_start: IntProperty(name="Start Frame", default=1, description="Scene frame of the first timestep")
-
 
     def steps(self, context):
         options = self.as_keywords(ignore=("filepath", "filter_glob", "interactive"))
         return import_memg_steps(context, self.filepath, **options)  # pyright: ignore[reportAttributeAccessIssue, reportCallIssue]
 
     def finished(self, context, result):
-        for message in result[1]:
-            self.report({"INFO"}, message)
+        for text in result[1]:
+            self.report({"INFO"}, text)
 
 
 class ExportMEMG(bpy.types.Operator, ExportHelper):
     """Export the active mesh's animation (shape keys, armature, modifiers: as evaluated) as a mesh ensemble"""
+
     bl_idname = "export_mesh.memg"
     bl_label = "Export Mesh Ensemble (Mocap I/O)"
     bl_options = {"REGISTER", "PRESET"}
 
     filename_ext = ".memg"
     filter_glob: StringProperty(default="*.memg", options={"HIDDEN"})
-    tolerance: FloatProperty(name="Tolerance", default=1e-3, min=1e-9, max=1.0, precision=6,
-                             description="Largest allowed distance between an exported and a shown vertex")
-    relative: EnumProperty(name="Tolerance Is", default="RELATIVE", items=[
-        ("RELATIVE", "Relative", "A fraction of the animation's bounding-box diagonal"),
-        ("ABSOLUTE", "Absolute", "A distance in Blender units")], description="How the tolerance is measured")
-    grouping: EnumProperty(name="Groups", default="components", items=[
-        ("components", "Connected Parts", "One group (rigid frame + basis) per connected part of the mesh"),
-        ("groups", "Vertex Groups", "One group per vertex group (faces entirely inside it)")],
-        description="How the mesh is split into groups")
+    tolerance: FloatProperty(
+        name="Tolerance",
+        default=1e-3,
+        min=1e-9,
+        max=1.0,
+        precision=6,
+        description="Largest allowed distance between an exported and a shown vertex",
+    )
+    relative: EnumProperty(
+        name="Tolerance Is",
+        default="RELATIVE",
+        items=[
+            ("RELATIVE", "Relative", "A fraction of the animation's bounding-box diagonal"),
+            ("ABSOLUTE", "Absolute", "A distance in Blender units"),
+        ],
+        description="How the tolerance is measured",
+    )
+    grouping: EnumProperty(
+        name="Groups",
+        default="components",
+        items=[
+            ("components", "Connected Parts", "One group (rigid frame + basis) per connected part of the mesh"),
+            ("groups", "Vertex Groups", "One group per vertex group (faces entirely inside it)"),
+        ],
+        description="How the mesh is split into groups",
+    )
 
     @classmethod
     def poll(cls, context):
@@ -256,14 +309,23 @@ class ExportMEMG(bpy.types.Operator, ExportHelper):
 
     def execute(self, context):
         try:
-            animation = export_memg(context, context.active_object, self.filepath, tolerance=self.tolerance,  # pyright: ignore[reportAttributeAccessIssue]
-                                    relative=self.relative == "RELATIVE", grouping=self.grouping)
-        except Exception as error:  # noqa: BLE001 - one message naming the file, never a traceback
+            animation = export_memg(
+                context,
+                context.active_object,
+                self.filepath,
+                tolerance=self.tolerance,  # pyright: ignore[reportAttributeAccessIssue]
+                relative=self.relative == "RELATIVE",
+                grouping=self.grouping,
+            )
+        except Exception as error:
             self.report({"ERROR"}, message(error, self.filepath))
             return {"CANCELLED"}
         ranks = sum(g.rank for g in animation.groups)
-        self.report({"INFO"}, f"Exported {animation.frame_count} frames: {len(animation.groups)} groups, "
-                              f"{ranks} basis vectors, largest error {animation.max_error:.3g}")
+        self.report(
+            {"INFO"},
+            f"Exported {animation.frame_count} frames: {len(animation.groups)} groups, "
+            f"{ranks} basis vectors, largest error {animation.max_error:.3g}",
+        )
         return {"FINISHED"}
 
 

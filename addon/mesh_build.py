@@ -14,8 +14,11 @@ def build_mesh(mesh, name, vertices=None):
     positions = float32_flat(mesh.vertices if vertices is None else vertices, "vertex")
     uvs = float32_flat(mesh.uvs, "uv")
     normals = float32_flat(mesh.normals, "normal")
-    colours = None if mesh.colours is None else float32_flat(np.hstack([mesh.colours, np.ones((len(mesh.colours), 1))]),
-                                                             "colour")
+    colours = (
+        None
+        if mesh.colours is None
+        else float32_flat(np.hstack([mesh.colours, np.ones((len(mesh.colours), 1))]), "colour")
+    )
     data = bpy.data.meshes.new(name)
     data.vertices.add(len(positions) // 3)
     data.vertices.foreach_set("co", positions)
@@ -83,5 +86,12 @@ def mesh_from_blender(data):
     materials = np.empty(len(data.polygons), dtype=np.int32)
     data.polygons.foreach_get("material_index", materials)
     names = [m.name if m else "" for m in data.materials]
-    return Mesh(vertices.reshape(-1, 3), sizes, corners[order], uvs=uvs, face_uvs=face_uvs,
-                face_materials=materials if names else None, materials=names)
+    return Mesh(
+        vertices.reshape(-1, 3),
+        sizes,
+        corners[order],
+        uvs=uvs,
+        face_uvs=face_uvs,
+        face_materials=materials if names else None,
+        materials=names,
+    )

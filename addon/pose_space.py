@@ -25,8 +25,14 @@ O = k O_r, origin o), so export needs no chain:
 import numpy as np
 
 from ..core.parallel import parallel_map
-from ..core.rotations import (euler_to_quat, matrix_to_quat, nearest_rotation, quat_conjugate, quat_product_matrix,
-                              sandwich)
+from ..core.rotations import (
+    euler_to_quat,
+    matrix_to_quat,
+    nearest_rotation,
+    quat_conjugate,
+    quat_product_matrix,
+    sandwich,
+)
 
 
 def bone_bases(motion, axes, scale, bone_rest, rest_world):

@@ -98,7 +98,7 @@ class SteppedImport:
         file (the work, all or nothing, has left nothing behind)."""
         try:
             ended, result = call()
-        except Exception as error:  # noqa: BLE001 - every failure ends as one message, never a traceback
+        except Exception as error:
             self.report({"ERROR"}, failures.message(error, getattr(self, "filepath", "")))  # pyright: ignore[reportAttributeAccessIssue]
             return {"CANCELLED"}
         if not ended:

@@ -24,10 +24,17 @@ def _poll_drop(cls, context):
 
 def file_format(key, label, extension, importer, exporter):
     """(classes, menus) of one format: its two operators, a FileHandler and the File menu entries."""
-    handler = type(f"MOCAP_FH_{key}", (bpy.types.FileHandler,), {
-        "bl_idname": f"MOCAP_FH_{key}", "bl_label": f"{label} (Mocap I/O)",
-        "bl_import_operator": importer.bl_idname, "bl_file_extensions": extension,
-        "poll_drop": classmethod(_poll_drop)})
+    handler = type(
+        f"MOCAP_FH_{key}",
+        (bpy.types.FileHandler,),
+        {
+            "bl_idname": f"MOCAP_FH_{key}",
+            "bl_label": f"{label} (Mocap I/O)",
+            "bl_import_operator": importer.bl_idname,
+            "bl_file_extensions": extension,
+            "poll_drop": classmethod(_poll_drop),
+        },
+    )
     text = f"{label} (Mocap I/O) ({extension})"
 
     def import_menu(self, context):
@@ -36,5 +43,7 @@ def file_format(key, label, extension, importer, exporter):
     def export_menu(self, context):
         self.layout.operator(exporter.bl_idname, text=text)
 
-    return ((importer, exporter, handler),
-            ((bpy.types.TOPBAR_MT_file_import, import_menu), (bpy.types.TOPBAR_MT_file_export, export_menu)))
+    return (
+        (importer, exporter, handler),
+        ((bpy.types.TOPBAR_MT_file_import, import_menu), (bpy.types.TOPBAR_MT_file_export, export_menu)),
+    )

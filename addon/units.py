@@ -11,8 +11,13 @@ from ..core.frame_rate import standard_rate
 AXES = [(a, a, f"{a} axis") for a in ("X", "Y", "Z", "-X", "-Y", "-Z")]
 # the units motion files are written in, the most common first; "CMU ASF units" are the CMU
 # database's ASF length unit (1/0.45 inch), which the cgspeed BVH conversions of it keep
-UNITS = (("centimetres", 0.01), ("metres", 1.0), ("millimetres", 0.001), ("inches", 0.0254),
-         ("CMU ASF units (1/0.45 inch)", 0.0254 / 0.45))
+UNITS = (
+    ("centimetres", 0.01),
+    ("metres", 1.0),
+    ("millimetres", 0.001),
+    ("inches", 0.0254),
+    ("CMU ASF units (1/0.45 inch)", 0.0254 / 0.45),
+)
 MAX_FRAME = 1048574  # Blender's MAXFRAME
 HUMAN_HEIGHTS = (1.0, 2.3)  # metres: a plausible size for a figure
 _HUMAN_HEIGHT = 1.7  # metres: what a figure's size is compared with when no unit is plausible
@@ -30,8 +35,9 @@ def guess_scale(size):
     if not size > 0:
         return 1.0, "metres", "the figure has no size"
     plausible = [(name, scale) for name, scale in UNITS if HUMAN_HEIGHTS[0] <= size * scale <= HUMAN_HEIGHTS[1]]
-    name, scale = plausible[0] if plausible else min(
-        UNITS, key=lambda unit: abs(math.log(size * unit[1] / _HUMAN_HEIGHT)))
+    name, scale = (
+        plausible[0] if plausible else min(UNITS, key=lambda unit: abs(math.log(size * unit[1] / _HUMAN_HEIGHT)))
+    )
     kind = "a human size" if plausible else f"no unit gives {HUMAN_HEIGHTS[0]:g}-{HUMAN_HEIGHTS[1]:g} m; the nearest"
     return scale, name, f"the figure measures {size:.4g} units in its first frame: {size * scale:.3g} m, {kind}"
 
@@ -42,7 +48,7 @@ def scene_fps(scene, likely=()):
     rounded to single precision, as Blender keeps it (30 / 1.001 is 30000/1001); else that
     ratio exactly."""
     fps, base = scene.render.fps, Fraction(scene.render.fps_base)
-    period, band = base / fps, base / fps / 2 ** 23
+    period, band = base / fps, base / fps / 2**23
     rate = next((rate for rate in likely if abs(1 / rate - period) <= band), None)
     if rate is None:
         rate = standard_rate(period, period - band, period + band)
@@ -68,8 +74,10 @@ def key_frames(frame_start, count, file_rate, rate):
     step = rate / file_rate
     last = frame_start + (count - 1) * step
     if count and not -MAX_FRAME <= last <= MAX_FRAME:
-        raise ValueError(f"{count} frames at {float(file_rate):.4g} fps would end on frame {float(last):.4g}, "
-                         f"beyond Blender's last frame {MAX_FRAME}")
-    if max(step.numerator, step.denominator) < 2 ** 21:  # i * numerator is exact: one rounding
+        raise ValueError(
+            f"{count} frames at {float(file_rate):.4g} fps would end on frame {float(last):.4g}, "
+            f"beyond Blender's last frame {MAX_FRAME}"
+        )
+    if max(step.numerator, step.denominator) < 2**21:  # i * numerator is exact: one rounding
         return frame_start + np.arange(count) * step.numerator / step.denominator
     return frame_start + np.arange(count) * float(step)

@@ -36,10 +36,14 @@ def calls(bpy, path, out, frames):
     return {
         ("import", "ours"): (lambda: None, lambda: bpy.ops.import_anim.mocap_bvh(filepath=path)),
         ("import", "built-in"): (lambda: None, lambda: bpy.ops.import_anim.bvh(filepath=path)),
-        ("export", "ours"): (lambda: bpy.ops.import_anim.mocap_bvh(filepath=path),
-                             lambda: bpy.ops.export_anim.mocap_bvh(filepath=out)),
-        ("export", "built-in"): (lambda: bpy.ops.import_anim.bvh(filepath=path, update_scene_duration=True),
-                                 lambda: bpy.ops.export_anim.bvh(filepath=out, frame_start=1, frame_end=frames)),
+        ("export", "ours"): (
+            lambda: bpy.ops.import_anim.mocap_bvh(filepath=path),
+            lambda: bpy.ops.export_anim.mocap_bvh(filepath=out),
+        ),
+        ("export", "built-in"): (
+            lambda: bpy.ops.import_anim.bvh(filepath=path, update_scene_duration=True),
+            lambda: bpy.ops.export_anim.bvh(filepath=out, frame_start=1, frame_end=frames),
+        ),
     }
 
 
@@ -53,13 +57,18 @@ def timed(bpy, setup, action):
 
 def first_call(operation, who, path, out, frames):
     """Seconds of one call in a fresh process (this script, run as a subprocess)."""
-    result = subprocess.run([sys.executable, __file__, "--first", operation, who, path, out, str(frames)],
-                            capture_output=True, text=True, check=True)
+    result = subprocess.run(
+        [sys.executable, __file__, "--first", operation, who, path, out, str(frames)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return float(result.stdout.strip().splitlines()[-1])
 
 
 def bench(bpy, frames, folder, core):
     from sample_motion import cmu_like_motion
+
     path, out = str(folder / f"cmu_like_{frames}.bvh"), str(folder / "out.bvh")
     core.write(cmu_like_motion(core, frames), path)
     repeat = 5 if frames <= 1000 else 3
@@ -73,19 +82,26 @@ def bench(bpy, frames, folder, core):
             row.append(min(timed(bpy, *table[operation, who]) for _ in range(repeat)))
         rows.append(row)
     read = min(timed(bpy, lambda: None, lambda: core.read(path)) for _ in range(repeat))
-    print(f"\n{frames} frames x 31 joints (bpy {bpy.app.version_string}); first call: median of {FIRST_RUNS} "
-          f"fresh processes; best of {repeat} in one process")
-    print(f"  {'operation':<9} {'first: ours':>11} {'built-in':>9} {'ratio':>6}   {'best: ours':>10} {'built-in':>9} "
-          f"{'ratio':>6}")
+    print(
+        f"\n{frames} frames x 31 joints (bpy {bpy.app.version_string}); first call: median of {FIRST_RUNS} "
+        f"fresh processes; best of {repeat} in one process"
+    )
+    print(
+        f"  {'operation':<9} {'first: ours':>11} {'built-in':>9} {'ratio':>6}   {'best: ours':>10} {'built-in':>9} "
+        f"{'ratio':>6}"
+    )
     for name, first_ours, first_theirs, best_ours, best_theirs in rows:
-        print(f"  {name:<9} {first_ours:10.3f}s {first_theirs:8.3f}s {first_theirs / first_ours:6.1f}   "
-              f"{best_ours:9.3f}s {best_theirs:8.3f}s {best_theirs / best_ours:6.1f}")
+        print(
+            f"  {name:<9} {first_ours:10.3f}s {first_theirs:8.3f}s {first_theirs / first_ours:6.1f}   "
+            f"{best_ours:9.3f}s {best_theirs:8.3f}s {best_theirs / best_ours:6.1f}"
+        )
     print(f"  (of our import, the core read takes {read:.3f} s)")
 
 
 def main(counts):
     bpy = bpy_session()
     import mocap_io
+
     with tempfile.TemporaryDirectory() as folder:
         for frames in counts or [1000, 10_000]:
             bench(bpy, int(frames), pathlib.Path(folder), mocap_io.core)

@@ -35,7 +35,7 @@ def best(function, repeat):
 def motion_block(path):
     data = pathlib.Path(path).read_bytes()
     start = data.index(b"Frame Time:")
-    return data[data.index(b"\n", start) + 1:]
+    return data[data.index(b"\n", start) + 1 :]
 
 
 def floor(block, repeat):
@@ -80,8 +80,9 @@ def bench(frames, folder):
     floor_time, floor_name = floor(block, repeat)
     rows.append(("read", read, f"floor ({floor_name})", floor_time))
     for name, module, call, times in (
-            ("pybvh", "pybvh", lambda lib: lib.read_bvh_file(path), repeat),
-            ("bvhio", "bvhio", lambda lib: lib.readAsBvh(str(path)), 1)):
+        ("pybvh", "pybvh", lambda lib: lib.read_bvh_file(path), repeat),
+        ("bvhio", "bvhio", lambda lib: lib.readAsBvh(str(path)), 1),
+    ):
         seconds = peer(module, call, times)
         rows.append(("read", read, name + (" (not installed)" if seconds is None else ""), seconds))
     write = best(lambda: core.write(motion, folder / "out.bvh"), repeat)
@@ -99,8 +100,10 @@ def bench(frames, folder):
         else:
             print(f"  {operation:<15} {ours:9.3f}  {name:<28} {theirs:10.3f} {theirs / ours:11.2f}")
     budget = size + table.nbytes
-    print(f"  peak memory of a read: {peak / 1e6:.0f} MB = {peak / budget:.2f} x (file + float64 array "
-          f"= {budget / 1e6:.0f} MB)")
+    print(
+        f"  peak memory of a read: {peak / 1e6:.0f} MB = {peak / budget:.2f} x (file + float64 array "
+        f"= {budget / 1e6:.0f} MB)"
+    )
 
 
 def main(counts):

@@ -35,15 +35,23 @@ def generated(vertices, frames, groups=10, rank=8, seed=0):
     q = (np.arange(rows - 1)[:, None] * width + np.arange(width - 1)[None, :]).ravel()
     faces = np.stack([q, q + 1, q + width + 1, q + width], 1)
     strip = np.minimum(faces[:, 0] // width * groups // rows, groups - 1)
-    mesh = Mesh(points, np.full(len(faces), 4), faces.ravel(),
-                groups={f"strip{g}": np.flatnonzero(strip == g) for g in range(groups)})
+    mesh = Mesh(
+        points,
+        np.full(len(faces), 4),
+        faces.ravel(),
+        groups={f"strip{g}": np.flatnonzero(strip == g) for g in range(groups)},
+    )
     t = np.linspace(0, 10, frames)
     members, transforms = [], []
     for g in range(groups):
         vertices_g = mesh.group_vertices(f"strip{g}")
         p = points[vertices_g]
-        basis = np.stack([np.stack([0 * p[:, 0], 0 * p[:, 0], np.sin((k + 1) * p[:, 0] / 17 + p[:, 1] / 23)], 1)
-                          for k in range(rank)])
+        basis = np.stack(
+            [
+                np.stack([0 * p[:, 0], 0 * p[:, 0], np.sin((k + 1) * p[:, 0] / 17 + p[:, 1] / 23)], 1)
+                for k in range(rank)
+            ]
+        )
         coefficients = np.sin(np.outer(rng.uniform(0.2, 2, rank), t) + rng.uniform(0, 6, (rank, 1)))
         members.append(GroupBasis(f"strip{g}", vertices_g, p, basis, coefficients, g))
         angle = 0.1 * np.sin(t + g)
@@ -69,7 +77,7 @@ def decode_table(animation):
     ours = best(animation.positions)
     basis = np.random.default_rng(1).normal(size=(3 * vertices, rank // len(animation.groups)))
     weights = np.random.default_rng(2).normal(size=(basis.shape[1], frames))
-    floor = best(lambda: [basis[i::len(animation.groups)] @ weights for i in range(len(animation.groups))])
+    floor = best(lambda: [basis[i :: len(animation.groups)] @ weights for i in range(len(animation.groups))])
     print(f"\ndecode: {vertices} vertices x {frames} frames, {len(animation.groups)} groups, total rank {rank}")
     print(f"  {'what':<44} {'seconds':>8} {'vertex-frames/s':>16}")
     for name, seconds in (("positions() of all frames", ours), ("floor: (3V x r) @ (r x F) per group", floor)):
@@ -85,25 +93,33 @@ def compression_table():
     positions, _, _ = read_pc2(path.with_suffix(".pc2"))
     mesh = core.read(path.with_suffix(".obj"))
     print("\nencoder on the corpus cloth (81 vertices x 150 frames)")
-    print(f"  {'tolerance (relative)':<22} {'rank':>5} {'.memg bytes':>12} {'float32 bytes':>14} {'ratio':>7} {'max error':>10}")
+    print(
+        f"  {'tolerance (relative)':<22} {'rank':>5} {'.memg bytes':>12} {'float32 bytes':>14} {'ratio':>7} "
+        f"{'max error':>10}"
+    )
     with tempfile.TemporaryDirectory() as folder:
         for tolerance in (1e-4, 1e-3, 1e-2):
             animation = encode(positions, mesh, 24, tolerance=tolerance)
             target = os.path.join(folder, "cloth.memg")
             core.write(animation, target)
             size, raw = os.path.getsize(target), positions.size * 4
-            print(f"  {tolerance:<22g} {sum(g.rank for g in animation.groups):5d} {size:12d} {raw:14d} "
-                  f"{raw / size:7.2f} {animation.max_error:10.2e}")
+            print(
+                f"  {tolerance:<22g} {sum(g.rank for g in animation.groups):5d} {size:12d} {raw:14d} "
+                f"{raw / size:7.2f} {animation.max_error:10.2e}"
+            )
 
 
 def blender_table(animation, folder):
     import bpy
+
     from mocap_io.addon.memg_ops import import_memg
 
     path = os.path.join(folder, "ensemble.memg")
     core.write(animation, path)
-    print(f"\nBlender import ({bpy.app.version_string}) of {len(animation.mesh.vertices)} vertices x "
-          f"{animation.frame_count} frames")
+    print(
+        f"\nBlender import ({bpy.app.version_string}) of {len(animation.mesh.vertices)} vertices x "
+        f"{animation.frame_count} frames"
+    )
     print(f"  {'mode':<7} {'import (s)':>10} {'.blend (MB)':>12} {'+ cache (MB)':>13}")
     for mode in ("BASIS", "BAKED"):
         bpy.ops.wm.read_factory_settings(use_empty=True)
@@ -120,12 +136,19 @@ def blender_table(animation, folder):
 def gltf_table(folder):
     """The encoder on real animated meshes from the corpus, as Blender's glTF importer plays them."""
     import bpy
+
     from mocap_io.addon.memg_ops import export_memg
 
     print(f"\nencoder at 1e-3 relative on the corpus glTF animations (evaluated in Blender {bpy.app.version_string})")
-    print(f"  {'file':<24} {'vertices':>8} {'frames':>6} {'rank':>5} {'.memg bytes':>12} {'float32 bytes':>14} {'ratio':>7}")
-    for name in ("khronos-cesiumman/CesiumMan.glb", "khronos-fox/Fox.glb",
-                 "khronos-animatedmorphcube/AnimatedMorphCube.glb"):
+    print(
+        f"  {'file':<24} {'vertices':>8} {'frames':>6} {'rank':>5} {'.memg bytes':>12} {'float32 bytes':>14} "
+        f"{'ratio':>7}"
+    )
+    for name in (
+        "khronos-cesiumman/CesiumMan.glb",
+        "khronos-fox/Fox.glb",
+        "khronos-animatedmorphcube/AnimatedMorphCube.glb",
+    ):
         path = CORPUS / "mesh" / name
         if not path.exists():
             continue
@@ -137,8 +160,10 @@ def gltf_table(folder):
         target = os.path.join(folder, "gltf.memg")
         encoded = export_memg(bpy.context, obj, target, frame_start=start, frame_end=end, tolerance=1e-3)
         size, raw = os.path.getsize(target), encoded.frame_count * len(encoded.mesh.vertices) * 3 * 4
-        print(f"  {path.name:<24} {len(encoded.mesh.vertices):8d} {encoded.frame_count:6d} "
-              f"{sum(g.rank for g in encoded.groups):5d} {size:12d} {raw:14d} {raw / size:7.2f}")
+        print(
+            f"  {path.name:<24} {len(encoded.mesh.vertices):8d} {encoded.frame_count:6d} "
+            f"{sum(g.rank for g in encoded.groups):5d} {size:12d} {raw:14d} {raw / size:7.2f}"
+        )
 
 
 def main(args):

@@ -6,10 +6,10 @@
 
 import importlib
 
+from . import rotations
 from .errors import ParseError
 from .formats import read, write
 from .motion import Motion
-from . import rotations
 from .skeleton import Skeleton
 
 __all__ = ["ParseError", "Motion", "Skeleton", "read", "rotations", "write"]

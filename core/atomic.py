@@ -45,8 +45,9 @@ class _Target:
         self.path = path
         directory = os.path.dirname(os.path.abspath(path))
         with _naming(path):
-            fd, self.temporary = tempfile.mkstemp(dir=directory, prefix="." + os.path.basename(path) + ".",
-                                                  suffix=".tmp")
+            fd, self.temporary = tempfile.mkstemp(
+                dir=directory, prefix="." + os.path.basename(path) + ".", suffix=".tmp"
+            )
             self.file = os.fdopen(fd, mode)
 
     def write(self, data):

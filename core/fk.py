@@ -4,7 +4,6 @@ import numpy as np
 
 from .parallel import parallel_map
 
-
 _CHUNK = 4096  # frames per task: long enough vectors, short enough to stay in cache
 
 
@@ -42,7 +41,7 @@ def forward_kinematics(parents, local_rotation, translations, *, rest_rotations=
                 np.multiply(parent[:, :1], local[None, 0], out=chunk_linear[j])
                 np.multiply(parent[:, 0], offset[0], out=chunk_position[j])
                 for k in (1, 2):
-                    chunk_linear[j] += parent[:, k:k + 1] * local[None, k]
+                    chunk_linear[j] += parent[:, k : k + 1] * local[None, k]
                     chunk_position[j] += parent[:, k] * offset[k]
                 chunk_position[j] += chunk_position[p]
         linear[part] = chunk_linear.transpose(3, 0, 1, 2)

@@ -14,7 +14,7 @@ from fractions import Fraction
 
 _NTSC = [Fraction(n * 1000, 1001) for n in (24, 30, 48, 60, 120, 240)]
 _NTSC_WRITTEN = [Fraction(text) for text in ("23.976", "29.97", "47.952", "59.94", "119.88", "239.76")]
-_SINGLE = Fraction(1, 2 ** 24)  # relative rounding of a single-precision number
+_SINGLE = Fraction(1, 2**24)  # relative rounding of a single-precision number
 
 
 def standard_rate(period, low, high):

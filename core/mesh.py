@@ -19,9 +19,24 @@ class Mesh:
     face_smooth       (P,) smoothing group (0: off)
     """
 
-    def __init__(self, vertices, face_sizes=(), face_vertices=(), *, colours=None, uvs=None, normals=None,
-                 face_uvs=None, face_normals=None, face_materials=None, materials=(), material_libraries=(),
-                 groups=None, objects=None, face_smooth=None):
+    def __init__(
+        self,
+        vertices,
+        face_sizes=(),
+        face_vertices=(),
+        *,
+        colours=None,
+        uvs=None,
+        normals=None,
+        face_uvs=None,
+        face_normals=None,
+        face_materials=None,
+        materials=(),
+        material_libraries=(),
+        groups=None,
+        objects=None,
+        face_smooth=None,
+    ):
         self.vertices = np.asarray(vertices, dtype=float).reshape(-1, 3)
         self.face_sizes = np.asarray(face_sizes, dtype=np.intp).reshape(-1)
         self.face_vertices = np.asarray(face_vertices, dtype=np.intp).reshape(-1)
@@ -31,8 +46,9 @@ class Mesh:
         self.face_uvs = None if face_uvs is None else np.asarray(face_uvs, dtype=np.intp)
         self.face_normals = None if face_normals is None else np.asarray(face_normals, dtype=np.intp)
         faces = len(self.face_sizes)
-        self.face_materials = (np.full(faces, -1, dtype=np.intp) if face_materials is None
-                               else np.asarray(face_materials, dtype=np.intp))
+        self.face_materials = (
+            np.full(faces, -1, dtype=np.intp) if face_materials is None else np.asarray(face_materials, dtype=np.intp)
+        )
         self.face_smooth = np.zeros(faces, dtype=np.intp) if face_smooth is None else np.asarray(face_smooth, np.intp)
         self.materials = list(materials)
         self.material_libraries = list(material_libraries)
@@ -132,7 +148,8 @@ class MeshAnimation:
 
     def __repr__(self):
         kind = "dense" if self._positions is not None else f"{len(self.groups)} groups"
-        return f"<MeshAnimation {len(self.mesh.vertices)} vertices x {self.frame_count} frames at {self.fps:g} fps, {kind}>"
+        vertices = len(self.mesh.vertices)
+        return f"<MeshAnimation {vertices} vertices x {self.frame_count} frames at {self.fps:g} fps, {kind}>"
 
     @property
     def frame_count(self):
@@ -156,6 +173,7 @@ class MeshAnimation:
             for group in self.groups:
                 still[group.vertices] = False
             out[:, still] = self.mesh.vertices[still]
+
             def decode(group):
                 # world[f, j] = sum_k,i R[f, j, k] w[i, f] B[i, :, k] with B = (mean, basis), w = (1, Q):
                 # the rigid transform folds into the weights, so a block of frames is one GEMM
@@ -164,12 +182,12 @@ class MeshAnimation:
                 stacked = components.transpose(2, 0, 1).reshape(-1, len(group.vertices))  # (3(r+1), v)
                 weights = np.vstack([np.ones((1, group.coefficients.shape[1])), group.coefficients])
                 for start in range(0, len(index), step):
-                    block = index[start:start + step]
+                    block = index[start : start + step]
                     transform = self.transforms[group.frame, block]  # (f, 4, 4)
                     mixed = transform[:, :3, :3, None] * weights[:, block].T[:, None, None, :]  # (f, 3, 3, r+1)
                     world = (mixed.reshape(-1, stacked.shape[0]) @ stacked).reshape(len(block), 3, -1)
                     world += transform[:, :3, 3, None]
-                    out[start:start + step, group.vertices] = world.transpose(0, 2, 1)
+                    out[start : start + step, group.vertices] = world.transpose(0, 2, 1)
 
             disjoint = sum(len(g.vertices) for g in self.groups) == np.count_nonzero(~still)
             list((parallel_map if disjoint else map)(decode, self.groups))  # shared vertices: the last group wins

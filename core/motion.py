@@ -3,8 +3,8 @@
 import numpy as np
 
 from . import rotations
-from .frame_rate import snap_rate
 from .fk import forward_kinematics, points_in_world
+from .frame_rate import snap_rate
 
 
 class Motion:
@@ -35,8 +35,9 @@ class Motion:
         self.frame_time_text = frame_time_text
         shape = (self.frame_count, skeleton.joint_count)
         if self.euler.shape != shape + (3,) or self.translations.shape != shape + (3,):
-            raise ValueError(f"euler {self.euler.shape} and translations {self.translations.shape} "
-                             f"must both be {shape + (3,)}")
+            raise ValueError(
+                f"euler {self.euler.shape} and translations {self.translations.shape} must both be {shape + (3,)}"
+            )
         if len(self.euler_orders) != skeleton.joint_count:
             raise ValueError(f"{len(self.euler_orders)} Euler orders for {skeleton.joint_count} joints")
         if self.scales is not None and self.scales.shape != shape:
@@ -68,8 +69,12 @@ class Motion:
     def _fk(self):
         s = self.skeleton
         return forward_kinematics(
-            s.parents, lambda j, frames: rotations.euler_to_matrix_components(self.euler[frames, j], self.euler_orders[j]),
-            self.translations, rest_rotations=s.rest_rotations, scales=self.scales)
+            s.parents,
+            lambda j, frames: rotations.euler_to_matrix_components(self.euler[frames, j], self.euler_orders[j]),
+            self.translations,
+            rest_rotations=s.rest_rotations,
+            scales=self.scales,
+        )
 
     def world_matrices(self):
         """(F, J, 4, 4) world transform of every joint, file units, column vectors."""
@@ -87,8 +92,14 @@ class Motion:
     def pose_extent(self, frame=0):
         """(3,) extent of the joints and End Sites along each axis in one frame, file units."""
         one = slice(frame, frame + 1 if frame != -1 else None)
-        pose = Motion(self.skeleton, self.fps, self.euler[one], self.euler_orders, self.translations[one],
-                      None if self.scales is None else self.scales[one])
+        pose = Motion(
+            self.skeleton,
+            self.fps,
+            self.euler[one],
+            self.euler_orders,
+            self.translations[one],
+            None if self.scales is None else self.scales[one],
+        )
         return np.ptp(np.vstack([pose.world_positions()[0], pose.end_site_positions()[0]]), axis=0)
 
     def end_site_positions(self):

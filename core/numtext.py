@@ -64,8 +64,11 @@ def parse_table(block, columns, rows, *, path, first_line, strict=True, what="fr
     if columns == 0:  # rows without values: only blank lines, but no more rows than lines
         if block.strip():
             row, line = next((i, line) for i, line in enumerate(block.split(b"\n")) if line.strip())
-            raise ParseError(path, f"expected no values in this {what} line (no channels), found "
-                                   f"{len(line.split())}", line=first_line + row)
+            raise ParseError(
+                path,
+                f"expected no values in this {what} line (no channels), found {len(line.split())}",
+                line=first_line + row,
+            )
         lines = block.count(b"\n") + 1
         if rows > lines:
             raise ParseError(path, f"{rows} {what}s declared but only {lines} lines follow", line=first_line)
@@ -106,7 +109,7 @@ def _decimal_table(block, columns):
         end = len(view) if end < 0 else end + 1
         bounds.append((start, end))
         start = end
-    parts = list(parallel_map(lambda b: _decimal_rows(view[b[0]:b[1]], columns), bounds))
+    parts = list(parallel_map(lambda b: _decimal_rows(view[b[0] : b[1]], columns), bounds))
     if not parts or any(part is None for part in parts):
         return None
     return parts[0] if len(parts) == 1 else np.concatenate(parts)
@@ -192,8 +195,10 @@ def _eight_digits(words, count):
     words &= keep
     words |= _ASCII_ZEROS & ~keep
     high = np.uint64(0xF0F0F0F0F0F0F0F0)
-    ok = ((words & high) | (((words + np.uint64(0x0606060606060606)) & high) >> np.uint64(4))
-          == np.uint64(0x3333333333333333)).all()
+    ok = (
+        (words & high) | (((words + np.uint64(0x0606060606060606)) & high) >> np.uint64(4))
+        == np.uint64(0x3333333333333333)
+    ).all()
     words -= _ASCII_ZEROS  # now a digit per byte: combine pairs, then quads, then the halves
     shifted = words >> np.uint64(8)
     words *= np.uint64(10)
@@ -234,8 +239,10 @@ def _scan(block, columns, path, first_line, strict, what):
         where = first_line + number
         if len(tokens) != columns:
             if not strict and number == last and len(tokens) < columns:
-                warnings.warn(f"{path}, line {where}: incomplete last {what} ({len(tokens)} of {columns} "
-                              "values) dropped", stacklevel=4)
+                warnings.warn(
+                    f"{path}, line {where}: incomplete last {what} ({len(tokens)} of {columns} values) dropped",
+                    stacklevel=4,
+                )
                 break
             raise ParseError(path, f"expected {columns} values in this {what} line, found {len(tokens)}", line=where)
         row = [parse_number(token) for token in tokens]
@@ -307,12 +314,12 @@ def format_blocks(values, decimals=6):
         yield b"\n" * rows
         return
     step = max(1, _BLOCK // columns)  # blocks that stay in cache (and out of the page-fault path)
-    yield from parallel_map(lambda i: _format_block(values[i:i + step], decimals), range(0, rows, step))
+    yield from parallel_map(lambda i: _format_block(values[i : i + step], decimals), range(0, rows, step))
 
 
 def _format_block(values, decimals):
     rows, columns = values.shape
-    scale = 10.0 ** decimals
+    scale = 10.0**decimals
     scaled = np.rint(values.ravel() * scale)
     negative = scaled < 0
     magnitude = np.abs(scaled, out=scaled)
@@ -336,7 +343,7 @@ def _format_block(values, decimals):
     table = _four_digit_table()
     shift = np.uint64(8 * (decimals % 8))
     for j in range(fraction_words - 1, -1, -1):
-        fraction, eight = np.divmod(fraction, 10 ** 8)
+        fraction, eight = np.divmod(fraction, 10**8)
         high, low = np.divmod(eight, 10_000)
         word = table[high] | (table[low] << np.uint64(32))
         if j == fraction_words - 1:  # drop the padding digits, add the separator

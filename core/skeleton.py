@@ -23,16 +23,18 @@ class Skeleton:
                     for identity (BVH); ASF axes and HTR base rotations go here
     """
 
-    def __init__(self, names, parents, offsets, *, channels=None, end_site_parents=(),
-                 end_site_offsets=None, rest_rotations=None):
+    def __init__(
+        self, names, parents, offsets, *, channels=None, end_site_parents=(), end_site_offsets=None, rest_rotations=None
+    ):
         self.names = [str(n) for n in names]
         count = len(self.names)
         self.parents = np.asarray(parents, dtype=np.intp).reshape(count)
         self.offsets = np.asarray(offsets, dtype=float).reshape(count, 3)
         self.channels = [tuple(c) for c in channels] if channels is not None else [()] * count
         self.end_site_parents = np.asarray(end_site_parents, dtype=np.intp).reshape(-1)
-        self.end_site_offsets = (np.zeros((0, 3)) if end_site_offsets is None
-                                 else np.asarray(end_site_offsets, dtype=float).reshape(-1, 3))
+        self.end_site_offsets = (
+            np.zeros((0, 3)) if end_site_offsets is None else np.asarray(end_site_offsets, dtype=float).reshape(-1, 3)
+        )
         self.rest_rotations = None if rest_rotations is None else np.asarray(rest_rotations, float).reshape(count, 3, 3)
         if len(self.channels) != count:
             raise ValueError(f"{len(self.channels)} channel lists for {count} joints")
@@ -67,8 +69,9 @@ class Skeleton:
 
     def rest_world(self):
         """World rotations (J, 3, 3) and positions (J, 3) of the zero pose (all channels zero)."""
-        linear, position = forward_kinematics(self.parents, lambda j, frames: np.eye(3)[..., None], self.offsets[None],
-                                              rest_rotations=self.rest_rotations)
+        linear, position = forward_kinematics(
+            self.parents, lambda j, frames: np.eye(3)[..., None], self.offsets[None], rest_rotations=self.rest_rotations
+        )
         return linear[0], position[0]
 
     def has_positions(self, joint):

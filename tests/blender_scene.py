@@ -29,8 +29,10 @@ def world_heads(obj, frame):
 
 def data_counts():
     """Names of every data-block in the collections an import may touch."""
-    return {name: sorted(b.name for b in getattr(bpy.data, name))
-            for name in ("objects", "armatures", "actions", "meshes", "materials", "collections")}
+    return {
+        name: sorted(b.name for b in getattr(bpy.data, name))
+        for name in ("objects", "armatures", "actions", "meshes", "materials", "collections")
+    }
 
 
 def evaluated_vertices(obj, frame):

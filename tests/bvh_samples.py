@@ -40,8 +40,13 @@ def read_text(tmp_path, text, **options):
 def random_motion(frames=30, seed=0):
     """A 4-joint chain with every joint animated (no channel layout: the writer picks one)."""
     rng = np.random.default_rng(seed)
-    skeleton = core.Skeleton(["root", "a", "b", "c"], [-1, 0, 1, 1], [[0, 0, 0], [0, 10, 0], [5, 0, 1], [-5, 0, 1]],
-                             end_site_parents=[2, 3], end_site_offsets=[[1, 2, 3], [0, 0, 4]])
+    skeleton = core.Skeleton(
+        ["root", "a", "b", "c"],
+        [-1, 0, 1, 1],
+        [[0, 0, 0], [0, 10, 0], [5, 0, 1], [-5, 0, 1]],
+        end_site_parents=[2, 3],
+        end_site_offsets=[[1, 2, 3], [0, 0, 4]],
+    )
     translations = np.broadcast_to(skeleton.offsets, (frames, 4, 3)).copy()
     translations[:, 0] = rng.normal(0, 20, (frames, 3))
     return core.Motion(skeleton, 120.0, rng.uniform(-3, 3, (frames, 4, 3)), ["ZXY", "XYZ", "YZX", "ZYX"], translations)

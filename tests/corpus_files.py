@@ -9,8 +9,9 @@ import pathlib
 
 import pytest
 
-CORPUS = pathlib.Path(os.environ.get("MOCAP_IO_CORPUS",
-                                     pathlib.Path(__file__).resolve().parents[2] / "shared" / "corpus"))
+CORPUS = pathlib.Path(
+    os.environ.get("MOCAP_IO_CORPUS", pathlib.Path(__file__).resolve().parents[2] / "shared" / "corpus")
+)
 needs_corpus = pytest.mark.skipif(not CORPUS.is_dir(), reason=f"no corpus at {CORPUS}")
 
 

@@ -14,8 +14,12 @@ def two_bars(frames=40):
     vertices = np.vstack([bar, bar + [5, 0, 0], [[20.0, 20.0, 20.0]]])
     quads = [[i, i + 1, n + i + 1, n + i] for i in range(n - 1)]
     faces = np.array(quads + [[v + 2 * n for v in q] for q in quads])
-    mesh = Mesh(vertices, np.full(len(faces), 4), faces.ravel(),
-                groups={"left": np.arange(n - 1), "right": np.arange(n - 1, 2 * n - 2)})
+    mesh = Mesh(
+        vertices,
+        np.full(len(faces), 4),
+        faces.ravel(),
+        groups={"left": np.arange(n - 1), "right": np.arange(n - 1, 2 * n - 2)},
+    )
     t = np.linspace(0, 1, frames)
     groups, transforms = [], []
     for g, name in enumerate(("left", "right")):
@@ -26,6 +30,7 @@ def two_bars(frames=40):
         coefficients = np.stack([np.sin(5 * t + g), 0.3 * np.cos(9 * t)])
         groups.append(GroupBasis(name, members, vertices[members], basis, coefficients, g))
         turn = rotations.axis_angle_to_quat(np.tile([0.3, 1.0, 0.2], (frames, 1)), 2 * t + g)
-        transforms.append(rotations.compose_trs(np.stack([10 * t, g * np.ones(frames), np.sin(t)], 1),
-                                                rotations.quat_to_matrix(turn)))
+        transforms.append(
+            rotations.compose_trs(np.stack([10 * t, g * np.ones(frames), np.sin(t)], 1), rotations.quat_to_matrix(turn))
+        )
     return MeshAnimation(mesh, 24, groups=groups, transforms=np.array(transforms))

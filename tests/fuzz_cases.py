@@ -39,8 +39,22 @@ CASE_SECONDS = 5.0  # time limit of one case
 CASES = 400  # per format
 
 # numbers that broke readers: non-finite, out of range, not a decimal for numpy
-NUMBERS = [b"nan", b"inf", b"-inf", b"1e308", b"-1e308", b"1e-320", b"1_000", b"-9223372036854775808",
-           b"9223372036854775808", b"99999999999999999999", b"2147483647", b"-1", b"0", b"1e400"]
+NUMBERS = [
+    b"nan",
+    b"inf",
+    b"-inf",
+    b"1e308",
+    b"-1e308",
+    b"1e-320",
+    b"1_000",
+    b"-9223372036854775808",
+    b"9223372036854775808",
+    b"99999999999999999999",
+    b"2147483647",
+    b"-1",
+    b"0",
+    b"1e400",
+]
 BINARY_INTS = [2**31 - 1, -(2**31), -1, 0, 1 << 24, 65536]
 BINARY_FLOATS = [np.nan, np.inf, -np.inf, 1e308, 0.0, 1e-320]
 _TOKEN = rb"[^\s]+"
@@ -54,12 +68,18 @@ def seeds(fmt):
         folder = pathlib.Path(folder)
         if fmt == "bvh":
             names = ["Hips", "Chest", "Neck", "Head", "LeftArm"]
-            skeleton = core.Skeleton(names, [-1, 0, 1, 2, 1], rng.normal(0, 10, (5, 3)),
-                                     channels=[("Xposition", "Yposition", "Zposition", "Zrotation", "Xrotation",
-                                                "Yrotation")] + [("Zrotation", "Xrotation", "Yrotation")] * 4,
-                                     end_site_parents=[3, 4], end_site_offsets=rng.normal(0, 5, (2, 3)))
-            motion = core.Motion(skeleton, 30, rng.uniform(-3, 3, (6, 5, 3)), ["ZXY"] * 5,
-                                 np.broadcast_to(skeleton.offsets, (6, 5, 3)))
+            skeleton = core.Skeleton(
+                names,
+                [-1, 0, 1, 2, 1],
+                rng.normal(0, 10, (5, 3)),
+                channels=[("Xposition", "Yposition", "Zposition", "Zrotation", "Xrotation", "Yrotation")]
+                + [("Zrotation", "Xrotation", "Yrotation")] * 4,
+                end_site_parents=[3, 4],
+                end_site_offsets=rng.normal(0, 5, (2, 3)),
+            )
+            motion = core.Motion(
+                skeleton, 30, rng.uniform(-3, 3, (6, 5, 3)), ["ZXY"] * 5, np.broadcast_to(skeleton.offsets, (6, 5, 3))
+            )
             core.write(motion, folder / "sample.bvh", precision=4)
             out.append(("sample", {"t.bvh": (folder / "sample.bvh").read_bytes()}, "t.bvh"))
             lines = ["HIERARCHY", "ROOT r", "{", "OFFSET 0 0 0", "CHANNELS 0"]
@@ -73,10 +93,21 @@ def seeds(fmt):
             n = 4
             grid = np.stack(np.meshgrid(np.arange(n), np.arange(n), indexing="ij"), -1).reshape(-1, 2)
             vertices = np.hstack([grid, np.zeros((n * n, 1))]).astype(float)
-            quads = np.array([[i * n + j, i * n + j + 1, (i + 1) * n + j + 1, (i + 1) * n + j]
-                              for i in range(n - 1) for j in range(n - 1)])
-            mesh = mesh_module.Mesh(vertices, np.full(len(quads), 4), quads.ravel(), uvs=vertices[:, :2] / n,
-                                    face_uvs=quads.ravel(), groups={"left": np.arange(4), "right": np.arange(4, 9)})
+            quads = np.array(
+                [
+                    [i * n + j, i * n + j + 1, (i + 1) * n + j + 1, (i + 1) * n + j]
+                    for i in range(n - 1)
+                    for j in range(n - 1)
+                ]
+            )
+            mesh = mesh_module.Mesh(
+                vertices,
+                np.full(len(quads), 4),
+                quads.ravel(),
+                uvs=vertices[:, :2] / n,
+                face_uvs=quads.ravel(),
+                groups={"left": np.arange(4), "right": np.arange(4, 9)},
+            )
             frames = np.array([vertices + [0, 0, np.sin(t + vertices[:, 0])[0]] for t in range(5)])
             frames[:, :, 2] += 0.1 * np.sin(vertices[:, 1])[None] * np.arange(5)[:, None]
             animation = mesh_module.MeshAnimation(mesh, 24, frames)
@@ -86,14 +117,24 @@ def seeds(fmt):
                 files["t.memg"] = (folder / "t.memg").read_bytes()
             out.append(("sample", files, "t." + fmt))
             if fmt == "obj" and (CORPUS / "mesh/gl-geometry-cloth/basicCloth.obj").is_file():
-                out.append(("basicCloth.obj", {"t.obj": (CORPUS / "mesh/gl-geometry-cloth/basicCloth.obj")
-                                               .read_bytes()}, "t.obj"))
+                out.append(
+                    (
+                        "basicCloth.obj",
+                        {"t.obj": (CORPUS / "mesh/gl-geometry-cloth/basicCloth.obj").read_bytes()},
+                        "t.obj",
+                    )
+                )
         else:
             pc2.write_pc2(folder / "t.pc2", rng.normal(size=(6, 5, 3)), start=1.0, sampling=0.5)
             out.append(("sample", {"t.pc2": (folder / "t.pc2").read_bytes()}, "t.pc2"))
             if (CORPUS / "mesh/gl-geometry-cloth/basicCloth.pc2").is_file():
-                out.append(("basicCloth.pc2", {"t.pc2": (CORPUS / "mesh/gl-geometry-cloth/basicCloth.pc2")
-                                               .read_bytes()}, "t.pc2"))
+                out.append(
+                    (
+                        "basicCloth.pc2",
+                        {"t.pc2": (CORPUS / "mesh/gl-geometry-cloth/basicCloth.pc2").read_bytes()},
+                        "t.pc2",
+                    )
+                )
     return out
 
 
@@ -105,7 +146,7 @@ def _flip(data, rng):
 
 
 def _truncate(data, rng):
-    return data[:rng.integers(len(data))]
+    return data[: rng.integers(len(data))]
 
 
 def _junk(data, rng):
@@ -130,9 +171,9 @@ def _replace_number(data, rng, binary):
         data = bytearray(data)
         kind = "<f8" if rng.random() < 0.5 else "<f4"
         at = 4 * rng.integers(max(len(data) // 4, 1))
-        data[at:at + 8] = np.array([BINARY_FLOATS[rng.integers(len(BINARY_FLOATS))]], kind).tobytes()
+        data[at : at + 8] = np.array([BINARY_FLOATS[rng.integers(len(BINARY_FLOATS))]], kind).tobytes()
         return bytes(data)
-    spans = [s for s in _spans(data) if data[s[0]:s[1]].lstrip(b"-+").replace(b".", b"", 1)[:1].isdigit()]
+    spans = [s for s in _spans(data) if data[s[0] : s[1]].lstrip(b"-+").replace(b".", b"", 1)[:1].isdigit()]
     if not spans:
         return _junk(data, rng)
     a, b = spans[rng.integers(len(spans))]
@@ -143,9 +184,9 @@ def _huge_count(data, rng, binary):
     if binary:
         data = bytearray(data)
         at = 4 * rng.integers(min(len(data) // 4, 8 if rng.random() < 0.5 else len(data) // 4) or 1)
-        data[at:at + 4] = np.array([BINARY_INTS[rng.integers(len(BINARY_INTS))]], "<i4").tobytes()
+        data[at : at + 4] = np.array([BINARY_INTS[rng.integers(len(BINARY_INTS))]], "<i4").tobytes()
         return bytes(data)
-    spans = [s for s in _spans(data) if data[s[0]:s[1]].isdigit()]  # counts are plain integers
+    spans = [s for s in _spans(data) if data[s[0] : s[1]].isdigit()]  # counts are plain integers
     if not spans:
         return _junk(data, rng)
     a, b = spans[rng.integers(len(spans))]
@@ -162,7 +203,7 @@ def _nest(data, rng):
 
 def _many_lines(data, rng):
     """A count replaced by a large n, and n blank lines at the end (the data seems to be there)."""
-    spans = [s for s in _spans(data) if data[s[0]:s[1]].isdigit()]
+    spans = [s for s in _spans(data) if data[s[0] : s[1]].isdigit()]
     count = int(rng.choice([10**4, 10**5, 10**6]))
     if spans:
         a, b = spans[rng.integers(len(spans))] if rng.random() < 0.5 else spans[-1]
@@ -243,37 +284,60 @@ def _child(fmt, count):
                 outcome = "OSError"
             except BaseException as error:
                 outcome = None
-                failures.append({"case": case, "seed": name, "mutation": kind, "error": f"{type(error).__name__}: "
-                                 f"{str(error)[:300]}", "where": traceback.format_exc(limit=-3)[-600:]})
+                failures.append(
+                    {
+                        "case": case,
+                        "seed": name,
+                        "mutation": kind,
+                        "error": f"{type(error).__name__}: {str(error)[:300]}",
+                        "where": traceback.format_exc(limit=-3)[-600:],
+                    }
+                )
             finally:
                 signal.setitimer(signal.ITIMER_REAL, 0)
             if outcome:
                 outcomes[outcome] += 1
             kinds[kind] = kinds.get(kind, 0) + 1
-    report = {"format": fmt, "cases": count, "seeds": [s[0] for s in sources], "outcomes": outcomes,
-              "mutations": kinds, "failures": failures, "seconds": time.perf_counter() - started,
-              "peak_rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}
+    report = {
+        "format": fmt,
+        "cases": count,
+        "seeds": [s[0] for s in sources],
+        "outcomes": outcomes,
+        "mutations": kinds,
+        "failures": failures,
+        "seconds": time.perf_counter() - started,
+        "peak_rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
+    }
     print(json.dumps(report))
 
 
 def run(fmt, count):
     """Report (dict) of `count` mutants of `fmt`, read in a limited child process."""
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MALLOC_ARENA_MAX="2")
-    done = subprocess.run([sys.executable, __file__, "--child", fmt, str(count)], capture_output=True, text=True,
-                          env=env, timeout=count * CASE_SECONDS + 60)
+    done = subprocess.run(
+        [sys.executable, __file__, "--child", fmt, str(count)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=count * CASE_SECONDS + 60,
+    )
     if done.returncode:
         raise RuntimeError(f"fuzz child for {fmt} failed ({done.returncode}): {done.stderr[-2000:]}")
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def main(count):
-    print(f"{'format':<6} {'cases':>5} {'read':>5} {'ParseError':>10} {'OSError':>7} {'other':>5} "
-          f"{'seconds':>7} {'peak MiB':>8}  seeds")
+    print(
+        f"{'format':<6} {'cases':>5} {'read':>5} {'ParseError':>10} {'OSError':>7} {'other':>5} "
+        f"{'seconds':>7} {'peak MiB':>8}  seeds"
+    )
     for fmt in FORMATS:
         r = run(fmt, count)
         o = r["outcomes"]
-        print(f"{fmt:<6} {r['cases']:>5} {o['read']:>5} {o['ParseError']:>10} {o['OSError']:>7} "
-              f"{len(r['failures']):>5} {r['seconds']:>7.1f} {r['peak_rss'] / 2**20:>8.0f}  {', '.join(r['seeds'])}")
+        print(
+            f"{fmt:<6} {r['cases']:>5} {o['read']:>5} {o['ParseError']:>10} {o['OSError']:>7} "
+            f"{len(r['failures']):>5} {r['seconds']:>7.1f} {r['peak_rss'] / 2**20:>8.0f}  {', '.join(r['seeds'])}"
+        )
         for failure in r["failures"][:10]:
             print("   ", failure)
 

@@ -44,7 +44,7 @@ def read_memg(path, *, obj=None, layout="auto"):
     with open(path, "rb") as f:
         data = f.read()
     stream = _Stream(path, data)
-    fps, = stream.counts(1, "frame rate")
+    (fps,) = stream.counts(1, "frame rate")
     if fps <= 0:
         raise ParseError(path, f"frame rate: expected a positive integer, found {fps}", offset=4)
     frames, steps = stream.counts(2, "local frame count and timestep count")
@@ -99,8 +99,11 @@ class _Stream:
         need = count * size
         left = len(self.data) - self.offset
         if count < 0 or need > left:
-            raise ParseError(self.path, f"{field}: needs {need} bytes, only {left} left (truncated or "
-                                        f"corrupted count)", offset=self.offset)
+            raise ParseError(
+                self.path,
+                f"{field}: needs {need} bytes, only {left} left (truncated or corrupted count)",
+                offset=self.offset,
+            )
         values = np.frombuffer(self.data, dtype=self.order + dtype, count=count, offset=self.offset)
         self.offset += need
         return values.astype(dtype[0] + str(size))
@@ -116,8 +119,9 @@ class _Stream:
         values = self._take(count, 8, "f8", field)
         bad = first_nonfinite(values)
         if bad is not None:
-            raise ParseError(self.path, f"{field}: value {bad[0] + 1} is {values[bad]}",
-                             offset=self.offset - 8 * (count - bad[0]))
+            raise ParseError(
+                self.path, f"{field}: value {bad[0] + 1} is {values[bad]}", offset=self.offset - 8 * (count - bad[0])
+            )
         return values
 
 
@@ -128,13 +132,17 @@ def _require_invertible(path, affines, frames, start):
     bad = np.flatnonzero(~(np.abs(determinants) > 0) | ~np.isfinite(determinants))
     if len(bad):
         step, frame = divmod(int(bad[0]), frames)
-        raise ParseError(path, f"transform of local frame {frame} at timestep {step} is singular "
-                               f"(determinant {determinants[bad[0]]:g}): it cannot place a group", offset=start + 96 * bad[0])
+        raise ParseError(
+            path,
+            f"transform of local frame {frame} at timestep {step} is singular "
+            f"(determinant {determinants[bad[0]]:g}): it cannot place a group",
+            offset=start + 96 * bad[0],
+        )
 
 
 def _read_group(stream, mesh, frames, steps, seen):
     start = stream.offset
-    length, = stream.counts(1, "group name length")
+    (length,) = stream.counts(1, "group name length")
     if length <= 0:
         raise ParseError(stream.path, f"group name length: expected a positive count, found {length}", offset=start)
     name_bytes = stream._take(length, 1, "u1", "group name").tobytes()
@@ -143,21 +151,29 @@ def _read_group(stream, mesh, frames, steps, seen):
         raise ParseError(stream.path, f"group {name[:80]!r} appears twice", offset=start + 4)
     seen.add(name)
     if name not in mesh.groups:
-        raise ParseError(stream.path, f"group {name!r} is not a group of the .obj "
-                                      f"({', '.join(sorted(mesh.groups)) or 'it has none'})", offset=start + 4)
+        raise ParseError(
+            stream.path,
+            f"group {name!r} is not a group of the .obj ({', '.join(sorted(mesh.groups)) or 'it has none'})",
+            offset=start + 4,
+        )
     at = stream.offset
-    count, = stream.counts(1, f"vertex count of group {name!r}")
+    (count,) = stream.counts(1, f"vertex count of group {name!r}")
     mapping = stream.ints(count, f"vertex mapping of group {name!r}")
     bad = np.flatnonzero((mapping < 1) | (mapping > len(mesh.vertices)))
     if len(bad):
-        raise ParseError(stream.path, f"vertex mapping of group {name!r}: index {mapping[bad[0]]} is not an .obj "
-                                      f"vertex (1..{len(mesh.vertices)})", offset=at + 4 + 4 * bad[0])
+        raise ParseError(
+            stream.path,
+            f"vertex mapping of group {name!r}: index {mapping[bad[0]]} is not an .obj "
+            f"vertex (1..{len(mesh.vertices)})",
+            offset=at + 4 + 4 * bad[0],
+        )
     mean = stream.doubles(3 * count, f"mean pose of group {name!r}")
     at = stream.offset
-    parent, = stream.counts(1, f"parent frame of group {name!r}")
+    (parent,) = stream.counts(1, f"parent frame of group {name!r}")
     if not 0 <= parent < frames:
-        raise ParseError(stream.path, f"parent frame of group {name!r}: {parent} is not one of the {frames} "
-                                      "local frames", offset=at)
+        raise ParseError(
+            stream.path, f"parent frame of group {name!r}: {parent} is not one of the {frames} local frames", offset=at
+        )
     at = stream.offset
     rows, columns = stream.counts(2, f"U size of group {name!r}")
     if rows != 3 * count:
@@ -168,8 +184,9 @@ def _read_group(stream, mesh, frames, steps, seen):
     if q_rows != columns:
         raise ParseError(stream.path, f"Q of group {name!r}: {q_rows} rows, but U has {columns} columns", offset=at)
     if q_columns != steps:
-        raise ParseError(stream.path, f"Q of group {name!r}: {q_columns} columns, expected {steps} timesteps",
-                         offset=at + 4)
+        raise ParseError(
+            stream.path, f"Q of group {name!r}: {q_columns} columns, expected {steps} timesteps", offset=at + 4
+        )
     coefficients = stream.doubles(q_rows * q_columns, f"Q of group {name!r}")
     return name, mapping - 1, mean, parent, basis, coefficients, columns, steps
 
@@ -219,9 +236,18 @@ def write_memg(animation, path, *, obj=None, tolerance=1e-3, relative=True, grou
     if layout not in LAYOUTS:
         raise ValueError(f"layout must be 'column' or 'row', not {layout!r}")
     if not animation.factored:
-        animation = encode(animation.positions(), animation.mesh, animation.fps, tolerance=tolerance,
-                           relative=relative, grouping=grouping)
-    if not (np.isfinite(animation.fps) and animation.fps > 0) or abs(round(animation.fps) - animation.fps) > 1e-6 * animation.fps:
+        animation = encode(
+            animation.positions(),
+            animation.mesh,
+            animation.fps,
+            tolerance=tolerance,
+            relative=relative,
+            grouping=grouping,
+        )
+    if (
+        not (np.isfinite(animation.fps) and animation.fps > 0)
+        or abs(round(animation.fps) - animation.fps) > 1e-6 * animation.fps
+    ):
         raise ValueError(f"the format stores whole frame rates; {animation.fps:g} fps cannot be written")
     fps = int(round(animation.fps))
     missing = [g.name for g in animation.groups if g.name not in animation.mesh.groups]
@@ -230,19 +256,26 @@ def write_memg(animation, path, *, obj=None, tolerance=1e-3, relative=True, grou
     transforms = _checked_transforms(animation)
     obj = obj if obj is not None else os.path.splitext(str(path))[0] + ".obj"
     vertices = obj_vertices(animation.mesh)
-    parts = [np.array([1, fps, len(transforms), animation.frame_count], dtype="<i4").tobytes(),
-             transforms[..., :3, :].transpose(1, 0, 2, 3).astype("<f8").tobytes()]
+    parts = [
+        np.array([1, fps, len(transforms), animation.frame_count], dtype="<i4").tobytes(),
+        transforms[..., :3, :].transpose(1, 0, 2, 3).astype("<f8").tobytes(),
+    ]
     for g in animation.groups:
         for what, values in (("mean", g.mean), ("basis", g.basis), ("coefficients", g.coefficients)):
-            require_finite(values, lambda *index: f"{what} {list(index)} of group {g.name!r}")
+            require_finite(values, lambda *index: f"{what} {list(index)} of group {g.name!r}")  # noqa: B023 - called at once
         name = g.name.encode("utf-8")
         u = g.basis.reshape(g.rank, 3 * len(g.vertices)).T  # (3v, r)
-        parts += [np.array([len(name)], "<i4").tobytes(), name,
-                  np.array([len(g.vertices)], "<i4").tobytes(), (g.vertices + 1).astype("<i4").tobytes(),
-                  g.mean.astype("<f8").tobytes(), np.array([g.frame, u.shape[0], u.shape[1]], "<i4").tobytes(),
-                  (u if layout == "row" else u.T).astype("<f8").tobytes(),
-                  np.array([g.rank, animation.frame_count], "<i4").tobytes(),
-                  (g.coefficients if layout == "row" else g.coefficients.T).astype("<f8").tobytes()]
+        parts += [
+            np.array([len(name)], "<i4").tobytes(),
+            name,
+            np.array([len(g.vertices)], "<i4").tobytes(),
+            (g.vertices + 1).astype("<i4").tobytes(),
+            g.mean.astype("<f8").tobytes(),
+            np.array([g.frame, u.shape[0], u.shape[1]], "<i4").tobytes(),
+            (u if layout == "row" else u.T).astype("<f8").tobytes(),
+            np.array([g.rank, animation.frame_count], "<i4").tobytes(),
+            (g.coefficients if layout == "row" else g.coefficients.T).astype("<f8").tobytes(),
+        ]
     with atomic_writes([path, obj]) as (memg_file, obj_file):  # both files, or neither
         write_obj_to(obj_file, animation.mesh, vertices)
         for part in parts:

@@ -39,8 +39,9 @@ def encode(positions, mesh, fps, *, tolerance=1e-3, relative=True, grouping="gro
     if still.size and np.linalg.norm(still, axis=-1).max() > limit:
         raise ValueError("vertices outside every group move; encode with grouping='components'")
     frames = len(positions)
-    animation = MeshAnimation(mesh, fps, groups=groups,
-                              transforms=np.array(transforms) if transforms else np.zeros((0, frames, 4, 4)))
+    animation = MeshAnimation(
+        mesh, fps, groups=groups, transforms=np.array(transforms) if transforms else np.zeros((0, frames, 4, 4))
+    )
     error = np.linalg.norm(animation.positions() - positions, axis=-1).max() if frames else 0.0
     if error > limit * (1 + 1e-9):
         raise ValueError(f"encoding error {error:g} exceeds the tolerance {limit:g}")
@@ -58,11 +59,22 @@ def _grouping(mesh, grouping):
     face_labels = labels[mesh.face_vertices[mesh.face_starts]] if len(mesh.face_sizes) else np.zeros(0, int)
     names = {label: f"part{i}" for i, label in enumerate(np.unique(face_labels))}
     groups = {names[label]: np.flatnonzero(face_labels == label) for label in names}
-    out = Mesh(mesh.vertices, mesh.face_sizes, mesh.face_vertices, colours=mesh.colours, uvs=mesh.uvs,
-               normals=mesh.normals, face_uvs=mesh.face_uvs, face_normals=mesh.face_normals,
-               face_materials=mesh.face_materials, materials=mesh.materials,
-               material_libraries=mesh.material_libraries, groups=groups, objects=mesh.objects,
-               face_smooth=mesh.face_smooth)
+    out = Mesh(
+        mesh.vertices,
+        mesh.face_sizes,
+        mesh.face_vertices,
+        colours=mesh.colours,
+        uvs=mesh.uvs,
+        normals=mesh.normals,
+        face_uvs=mesh.face_uvs,
+        face_normals=mesh.face_normals,
+        face_materials=mesh.face_materials,
+        materials=mesh.materials,
+        material_libraries=mesh.material_libraries,
+        groups=groups,
+        objects=mesh.objects,
+        face_smooth=mesh.face_smooth,
+    )
     return out, [(name, out.group_vertices(name)) for name in groups]
 
 
@@ -73,8 +85,7 @@ def _welded_edges(mesh):
     if not len(mesh.vertices):
         return edges
     size = np.linalg.norm(np.ptp(mesh.vertices, axis=0)) or 1.0
-    _, first, same = np.unique(np.round(mesh.vertices / (1e-7 * size)), axis=0, return_index=True,
-                               return_inverse=True)
+    _, first, same = np.unique(np.round(mesh.vertices / (1e-7 * size)), axis=0, return_index=True, return_inverse=True)
     same = same.reshape(-1)
     twins = np.stack([first[same], np.arange(len(mesh.vertices))], axis=1)
     return np.vstack([edges, twins[twins[:, 0] != twins[:, 1]]])

@@ -77,8 +77,9 @@ class _Reader:
         if not (value.isascii() and value.isdigit()):
             return 1
         if len(value) > 10 or int(value) > _SMOOTH_MAX:
-            raise ParseError(self.path, f"smoothing group {value[:40]}: expected off or a number up to {_SMOOTH_MAX}",
-                             line=line)
+            raise ParseError(
+                self.path, f"smoothing group {value[:40]}: expected off or a number up to {_SMOOTH_MAX}", line=line
+            )
         return int(value)
 
     def numbers(self, key, minimum, maximum, fill):
@@ -91,8 +92,13 @@ class _Reader:
         columns = len(rows[0][1].split())
         if minimum <= columns <= maximum:
             try:
-                table[:, :columns] = parse_table("\n".join(text for _, text in rows).encode("utf-8", "replace"),
-                                                 columns, len(rows), path=self.path, first_line=0)
+                table[:, :columns] = parse_table(
+                    "\n".join(text for _, text in rows).encode("utf-8", "replace"),
+                    columns,
+                    len(rows),
+                    path=self.path,
+                    first_line=0,
+                )
                 return table
             except ParseError:
                 pass  # mixed column counts, or an error to locate
@@ -100,8 +106,9 @@ class _Reader:
         counts = np.fromiter(map(len, words), dtype=np.intp, count=len(words))
         bad = np.flatnonzero((counts < minimum) | (counts > maximum))
         if len(bad):
-            raise ParseError(self.path, f"'{key}' needs {minimum} to {maximum} numbers, found {counts[bad[0]]}",
-                             line=rows[bad[0]][0])
+            raise ParseError(
+                self.path, f"'{key}' needs {minimum} to {maximum} numbers, found {counts[bad[0]]}", line=rows[bad[0]][0]
+            )
         for columns in np.unique(counts):
             which = np.flatnonzero(counts == columns)
             block = "\n".join(" ".join(words[i]) for i in which).encode("utf-8", "replace")
@@ -117,17 +124,25 @@ class _Reader:
             return np.zeros((0, 3), dtype=np.int64)
         first = tokens[0]
         joined = " ".join(tokens)
-        if joined.count("/") != first.count("/") * len(tokens) or \
-                joined.count("//") != first.count("//") * len(tokens) or first.count("/") > 2 \
-                or "_" in joined or not joined.isascii():  # int() would take 1_0 and other digits
+        if (
+            joined.count("/") != first.count("/") * len(tokens)
+            or joined.count("//") != first.count("//") * len(tokens)
+            or first.count("/") > 2
+            or "_" in joined
+            or not joined.isascii()
+        ):  # int() would take 1_0 and other digits
             return None
         present = [i for i, part in enumerate(first.split("/")) if part]
         try:
             values = np.array(joined.replace("/", " ").split(), dtype=np.int64)
         except (ValueError, OverflowError):
             return None
-        if values.size != len(present) * len(tokens) or not len(present) or present[0] != 0 \
-                or (values.size and not -_LARGEST <= values.min() <= values.max() <= _LARGEST):
+        if (
+            values.size != len(present) * len(tokens)
+            or not len(present)
+            or present[0] != 0
+            or (values.size and not -_LARGEST <= values.min() <= values.max() <= _LARGEST)
+        ):
             return None  # (the corner by corner path names the line)
         table = np.full((len(tokens), 3), _MISSING, dtype=np.int64)
         table[:, present] = values.reshape(-1, len(present))
@@ -138,8 +153,9 @@ class _Reader:
         parts = token.split("/")
         line = self.faces[face][0]
         if len(parts) > 3 or not parts[0]:
-            raise ParseError(self.path, f"bad face corner {token[:40]!r} (expected v, v/vt, v//vn or v/vt/vn)",
-                             line=line)
+            raise ParseError(
+                self.path, f"bad face corner {token[:40]!r} (expected v, v/vt, v//vn or v/vt/vn)", line=line
+            )
         indices = []
         for key, part in zip(("v", "vt", "vn"), parts + [""] * (3 - len(parts))):
             if not part:
@@ -161,13 +177,15 @@ class _Reader:
         sizes = np.array([len(f[1]) for f in self.faces], dtype=np.intp)
         short = np.flatnonzero(sizes < 3)
         if len(short):
-            raise ParseError(self.path, f"a face needs at least 3 corners, found {sizes[short[0]]}",
-                             line=self.faces[short[0]][0])
+            raise ParseError(
+                self.path, f"a face needs at least 3 corners, found {sizes[short[0]]}", line=self.faces[short[0]][0]
+            )
         tokens = [t for f in self.faces for t in f[1]]
         corners = self.uniform_corners(tokens)
         if corners is None:
-            corners = np.array([self.corner(t, f) for f, face in enumerate(self.faces) for t in face[1]],
-                               dtype=np.int64).reshape(-1, 3)
+            corners = np.array(
+                [self.corner(t, f) for f, face in enumerate(self.faces) for t in face[1]], dtype=np.int64
+            ).reshape(-1, 3)
         face_of_corner = np.repeat(np.arange(len(sizes)), sizes)
         for column, key in enumerate(("v", "vt", "vn")):
             # negative indices count back from the last one defined before the face
@@ -177,15 +195,26 @@ class _Reader:
             bad = np.flatnonzero((raw != _MISSING) & ((raw == 0) | (index < 0) | (index >= counts[key])))
             if len(bad):
                 face = self.faces[face_of_corner[bad[0]]]
-                raise ParseError(self.path, f"face corner: {key} index {raw[bad[0]]} out of range "
-                                            f"(1..{counts[key]})", line=face[0])
+                raise ParseError(
+                    self.path, f"face corner: {key} index {raw[bad[0]]} out of range (1..{counts[key]})", line=face[0]
+                )
             corners[:, column] = np.where(raw == _MISSING, -1, index)
-        return Mesh(v[:, :3], sizes, corners[:, 0], colours=colours, uvs=vt[:, :2],
-                    normals=vn, face_uvs=corners[:, 1] if (corners[:, 1] >= 0).any() else None,
-                    face_normals=corners[:, 2] if (corners[:, 2] >= 0).any() else None,
-                    face_materials=[f[2] for f in self.faces], materials=self.materials,
-                    material_libraries=self.libraries, groups=self.groups, objects=self.objects,
-                    face_smooth=[f[3] for f in self.faces])
+        return Mesh(
+            v[:, :3],
+            sizes,
+            corners[:, 0],
+            colours=colours,
+            uvs=vt[:, :2],
+            normals=vn,
+            face_uvs=corners[:, 1] if (corners[:, 1] >= 0).any() else None,
+            face_normals=corners[:, 2] if (corners[:, 2] >= 0).any() else None,
+            face_materials=[f[2] for f in self.faces],
+            materials=self.materials,
+            material_libraries=self.libraries,
+            groups=self.groups,
+            objects=self.objects,
+            face_smooth=[f[3] for f in self.faces],
+        )
 
 
 def write_obj(mesh, path, *, precision=6, vertices=None):
@@ -202,7 +231,7 @@ def obj_vertices(mesh, vertices=None):
     tables = {"v": vertices, "colour": mesh.colours, "vt": mesh.uvs, "vn": mesh.normals}
     for key, table in tables.items():
         if table is not None:
-            require_finite(table, lambda row, column: f"'{key}' row {row + 1}, value {column + 1}")
+            require_finite(table, lambda row, column: f"'{key}' row {row + 1}, value {column + 1}")  # noqa: B023 - called at once
     return vertices
 
 

@@ -7,8 +7,9 @@ from ..atomic import atomic_write
 from ..errors import ParseError, first_nonfinite, require_finite
 
 _MAGIC = b"POINTCACHE2\0"
-_HEADER = np.dtype([("magic", "S12"), ("version", "<i4"), ("points", "<i4"), ("start", "<f4"),
-                    ("sampling", "<f4"), ("samples", "<i4")])
+_HEADER = np.dtype(
+    [("magic", "S12"), ("version", "<i4"), ("points", "<i4"), ("start", "<f4"), ("sampling", "<f4"), ("samples", "<i4")]
+)
 
 
 def read_pc2(path):
@@ -26,19 +27,27 @@ def read_pc2(path):
     need = points * samples * 12
     left = len(data) - _HEADER.itemsize
     if points < 0 or samples < 0 or need != left:
-        raise ParseError(path, f"{samples} samples x {points} points need {need} bytes of data, the file has {left}",
-                         offset=_HEADER.itemsize)
+        raise ParseError(
+            path,
+            f"{samples} samples x {points} points need {need} bytes of data, the file has {left}",
+            offset=_HEADER.itemsize,
+        )
     start, sampling = float(header["start"]), float(header["sampling"])
     if not np.isfinite(start):
         raise ParseError(path, f"start frame {start}: expected a finite number", offset=20)
     if not (np.isfinite(sampling) and sampling > 0):
         raise ParseError(path, f"sampling step {sampling}: expected a positive finite number", offset=24)
-    positions = np.frombuffer(data, "<f4", count=points * samples * 3, offset=_HEADER.itemsize).reshape(samples, points, 3)
+    positions = np.frombuffer(data, "<f4", count=points * samples * 3, offset=_HEADER.itemsize).reshape(
+        samples, points, 3
+    )
     bad = first_nonfinite(positions)
     if bad is not None:
         sample, point, axis = bad
-        raise ParseError(path, f"sample {sample}, point {point}: coordinate {'xyz'[axis]} is {positions[bad]}",
-                         offset=_HEADER.itemsize + 4 * int(np.ravel_multi_index(bad, positions.shape)))
+        raise ParseError(
+            path,
+            f"sample {sample}, point {point}: coordinate {'xyz'[axis]} is {positions[bad]}",
+            offset=_HEADER.itemsize + 4 * int(np.ravel_multi_index(bad, positions.shape)),
+        )
     return positions, start, sampling
 
 

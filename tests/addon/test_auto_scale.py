@@ -33,11 +33,17 @@ def test_a_human_in_any_unit_comes_out_human(tmp_path, name, scale):
 
 
 @needs_corpus
-@pytest.mark.parametrize("path, unit", [
-    ("bvh/cmu-cgspeed/cmu_12_01_walk.bvh", "CMU ASF units (1/0.45 inch)"),  # was decimetres: 2.23 m
-    ("bvh/motionbuilder-cmu/16_15.bvh", "centimetres"), ("bvh/mocapbank/test_mocapbank.bvh", "centimetres"),
-    ("bvh/xsens-mvn-pybvh/bvh_test2.bvh", "centimetres"), ("bvh/assimp-boxing/Boxing_Toes.bvh", "centimetres"),
-    ("bvh/bandai-namco/dataset-2_wave-left-hand_active_011.bvh", "centimetres")])
+@pytest.mark.parametrize(
+    "path, unit",
+    [
+        ("bvh/cmu-cgspeed/cmu_12_01_walk.bvh", "CMU ASF units (1/0.45 inch)"),  # was decimetres: 2.23 m
+        ("bvh/motionbuilder-cmu/16_15.bvh", "centimetres"),
+        ("bvh/mocapbank/test_mocapbank.bvh", "centimetres"),
+        ("bvh/xsens-mvn-pybvh/bvh_test2.bvh", "centimetres"),
+        ("bvh/assimp-boxing/Boxing_Toes.bvh", "centimetres"),
+        ("bvh/bandai-namco/dataset-2_wave-left-hand_active_011.bvh", "centimetres"),
+    ],
+)
 def test_real_files_come_out_human(path, unit):
     motion = core.read(CORPUS / path, strict=False)
     scale, chosen, reason = guess_scale(motion.pose_extent(0).max())

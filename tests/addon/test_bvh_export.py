@@ -48,8 +48,17 @@ def test_sources_agree_and_options(imported, tmp_path):
     export_bvh(bpy.context, imported, tmp_path / "e.bvh", scale=0.01, source="EVALUATED")
     a, e = core.read(tmp_path / "a.bvh"), core.read(tmp_path / "e.bvh")
     np.testing.assert_allclose(a.world_positions(), e.world_positions(), atol=1e-4)
-    export_bvh(bpy.context, imported, tmp_path / "o.bvh", scale=0.01, rotation_order="XYZ",
-               position_channels="ALL", frame_start=10, frame_end=20, precision=4)
+    export_bvh(
+        bpy.context,
+        imported,
+        tmp_path / "o.bvh",
+        scale=0.01,
+        rotation_order="XYZ",
+        position_channels="ALL",
+        frame_start=10,
+        frame_end=20,
+        precision=4,
+    )
     o = core.read(tmp_path / "o.bvh")
     assert o.frame_count == 11 and set(o.euler_orders) == {"XYZ"}
     assert all(len(c) == 6 for c in o.skeleton.channels)

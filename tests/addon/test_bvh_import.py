@@ -109,8 +109,7 @@ def test_keep_scene_rate_places_keys_in_time(sample):
     assert scene.frame_end == 61  # 240 frames at 120 fps last 2 s: keys at 1, 1.25, ... 60.75
     motion = core.read(sample)
     heads, names = world_heads(objects[0], 61)  # frame 61 is motion frame 240 (clamped: 239)
-    np.testing.assert_allclose(heads, expected_heads(motion, 239)[[motion.skeleton.index(n) for n in names]],
-                               atol=1e-4)
+    np.testing.assert_allclose(heads, expected_heads(motion, 239)[[motion.skeleton.index(n) for n in names]], atol=1e-4)
 
 
 def test_auto_scale_reports_its_choice(sample):
@@ -136,8 +135,11 @@ def test_several_files_one_armature_or_several(sample, tmp_path):
 @pytest.mark.parametrize("damage", ["truncated", "bad value", "missing brace"])
 def test_a_failed_import_leaves_nothing_and_names_the_line(sample, tmp_path, damage):
     text = sample.read_text()
-    bad = {"truncated": text[:-5000], "bad value": text[:-200] + " nonsense\n",
-           "missing brace": text.replace("}", "", 1)}[damage]
+    bad = {
+        "truncated": text[:-5000],
+        "bad value": text[:-200] + " nonsense\n",
+        "missing brace": text.replace("}", "", 1),
+    }[damage]
     (tmp_path / "bad.bvh").write_text(bad)
     shutil.copy(sample, tmp_path / "good.bvh")
     fresh_scene()

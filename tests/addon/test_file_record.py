@@ -22,19 +22,32 @@ def mixed_file(tmp_path):
     s = motion.skeleton
     orders = ["YXZ", "ZYX", "XZY", "ZXY", "YZX", "XYZ"]
     channels = []
-    for j, c in enumerate(s.channels):
+    for j in range(s.joint_count):
         order = orders[j % len(orders)]
         rotation = tuple(a + "rotation" for a in order)
         channels.append(rotation + core.skeleton.POSITION_CHANNELS if j in (0, 3) else rotation)
     end_offsets = s.end_site_offsets.copy()
     end_offsets[0] = [0.12345678, 7.5, -1.25]
-    skeleton = core.Skeleton(s.names, s.parents, s.offsets, channels=channels,
-                             end_site_parents=s.end_site_parents, end_site_offsets=end_offsets)
+    skeleton = core.Skeleton(
+        s.names,
+        s.parents,
+        s.offsets,
+        channels=channels,
+        end_site_parents=s.end_site_parents,
+        end_site_offsets=end_offsets,
+    )
     rotations = motion.local_rotations()
-    euler = np.stack([core.rotations.matrix_to_euler(rotations[:, j], orders[j % len(orders)])
-                      for j in range(s.joint_count)], axis=1)
-    mixed = core.Motion(skeleton, 1 / 0.0333667, euler, [orders[j % len(orders)] for j in range(s.joint_count)],
-                        motion.translations, frame_time_text="0.0333667")
+    euler = np.stack(
+        [core.rotations.matrix_to_euler(rotations[:, j], orders[j % len(orders)]) for j in range(s.joint_count)], axis=1
+    )
+    mixed = core.Motion(
+        skeleton,
+        1 / 0.0333667,
+        euler,
+        [orders[j % len(orders)] for j in range(s.joint_count)],
+        motion.translations,
+        frame_time_text="0.0333667",
+    )
     path = tmp_path / "mixed.bvh"
     core.write(mixed, path, precision=8)
     return path
@@ -42,7 +55,7 @@ def mixed_file(tmp_path):
 
 def header(path):
     text = path.read_text()
-    return text[:text.index("MOTION")], text.split("\n")[text.split("\n").index("MOTION") + 2]
+    return text[: text.index("MOTION")], text.split("\n")[text.split("\n").index("MOTION") + 2]
 
 
 def assert_same_layout(a, b):

@@ -36,9 +36,19 @@ def key_times(obj):
     return np.array(rows)
 
 
-@pytest.mark.parametrize("frame_time, fps, base", [
-    ("0.016667", 60, 1.0), ("0.008333", 120, 1.0), ("0.004167", 240, 1.0), ("0.033333", 30, 1.0),
-    ("0.041667", 24, 1.0), ("0.0333667", 30, 1.001), ("0.041708", 24, 1.001), ("0.0417083750417", 24, 24 / 23.976)])
+@pytest.mark.parametrize(
+    "frame_time, fps, base",
+    [
+        ("0.016667", 60, 1.0),
+        ("0.008333", 120, 1.0),
+        ("0.004167", 240, 1.0),
+        ("0.033333", 30, 1.0),
+        ("0.041667", 24, 1.0),
+        ("0.0333667", 30, 1.001),
+        ("0.041708", 24, 1.001),
+        ("0.0417083750417", 24, 24 / 23.976),
+    ],
+)
 def test_the_scene_gets_the_rate_frame_time_was_rounded_from(tmp_path, frame_time, fps, base):
     scene = fresh_scene()
     objects, _ = import_bvh(bpy.context, [str(take(tmp_path, frame_time))])
@@ -59,11 +69,15 @@ def test_exact_rate_and_its_text(tmp_path):
     assert "Frame Time: 0.04\n" in (tmp_path / "out.bvh").read_text()
 
 
-@pytest.mark.parametrize("scene_rate_, frame_time, expected", [
-    ((24, 1.0), "0.041667", np.arange(1, 11)),  # was 1, 2.0000081, ... 11
-    ((30, 1.0), "0.008333", 1 + np.arange(10) / 4),
-    ((30, 1.001), "0.0333667", np.arange(1, 11)),
-    ((60, 1.0), "0.033333", 1 + 2 * np.arange(10))])
+@pytest.mark.parametrize(
+    "scene_rate_, frame_time, expected",
+    [
+        ((24, 1.0), "0.041667", np.arange(1, 11)),  # was 1, 2.0000081, ... 11
+        ((30, 1.0), "0.008333", 1 + np.arange(10) / 4),
+        ((30, 1.001), "0.0333667", np.arange(1, 11)),
+        ((60, 1.0), "0.033333", 1 + 2 * np.arange(10)),
+    ],
+)
 def test_keep_scene_rate_keys_the_intended_frames(tmp_path, scene_rate_, frame_time, expected):
     scene = fresh_scene()
     scene.render.fps, scene.render.fps_base = scene_rate_
@@ -76,8 +90,14 @@ def test_keep_scene_rate_keys_the_intended_frames(tmp_path, scene_rate_, frame_t
 
 
 @needs_corpus
-@pytest.mark.parametrize("path", [r["path"] for r in manifest("bvh")
-                                  if r["path"].endswith(("bvh_test2.bvh", "bvh_test3.bvh", "test_mocapbank.bvh"))])
+@pytest.mark.parametrize(
+    "path",
+    [
+        r["path"]
+        for r in manifest("bvh")
+        if r["path"].endswith(("bvh_test2.bvh", "bvh_test3.bvh", "test_mocapbank.bvh"))
+    ],
+)
 def test_keep_scene_rate_on_corpus_files(path):
     """Files with 0.008333 (120 fps) and 0.033333 (30 fps) into a 30 fps scene: keys on quarter and whole frames."""
     motion = core.read(CORPUS / path)
@@ -92,8 +112,12 @@ def test_keep_scene_rate_on_corpus_files(path):
 
 def test_scene_fps_reads_the_single_precision_base():
     scene = fresh_scene()
-    for fps, base, expected in ((30, 1.001, Fraction(30000, 1001)), (24, 24 / 23.976, Fraction("23.976")),
-                                (120, 1.0, 120), (30, 0.99999, Fraction(30) / Fraction(np.float32(0.99999).item()))):
+    for fps, base, expected in (
+        (30, 1.001, Fraction(30000, 1001)),
+        (24, 24 / 23.976, Fraction("23.976")),
+        (120, 1.0, 120),
+        (30, 0.99999, Fraction(30) / Fraction(np.float32(0.99999).item())),
+    ):
         scene.render.fps, scene.render.fps_base = fps, base
         assert scene_fps(scene) == expected
     scene.render.fps, scene.render.fps_base = 30, 0.99999
@@ -106,8 +130,10 @@ def test_scene_rate_refuses_what_no_scene_can_play(rate):
         scene_rate(rate)
 
 
-@pytest.mark.parametrize("frame_time, frame_rate", [("1e-320", "EXACT"), ("1e-320", "SNAP"), ("1e-12", "SNAP"),
-                                                   ("1e+300", "KEEP"), ("1e-320", "KEEP")])
+@pytest.mark.parametrize(
+    "frame_time, frame_rate",
+    [("1e-320", "EXACT"), ("1e-320", "SNAP"), ("1e-12", "SNAP"), ("1e+300", "KEEP"), ("1e-320", "KEEP")],
+)
 def test_a_rate_no_scene_can_play_leaves_nothing(tmp_path, frame_time, frame_rate):
     text = take(tmp_path, "0.033333").read_text().replace("Frame Time: 0.033333", f"Frame Time: {frame_time}")
     (tmp_path / "bad.bvh").write_text(text)

@@ -36,8 +36,15 @@ def two_files(tmp_path):
     return {"files": [{"name": "good.bvh"}, {"name": "other.bvh"}], "directory": str(tmp_path)}
 
 
-@pytest.mark.parametrize("error", [RecursionError("maximum recursion depth exceeded"), MemoryError(),
-                                   OverflowError("int too large"), KeyError("x" * 70)])
+@pytest.mark.parametrize(
+    "error",
+    [
+        RecursionError("maximum recursion depth exceeded"),
+        MemoryError(),
+        OverflowError("int too large"),
+        KeyError("x" * 70),
+    ],
+)
 def test_any_error_while_reading_names_the_file(two_files, monkeypatch, error):
     read = core.read
 
@@ -66,11 +73,14 @@ def test_an_error_while_building_names_the_file_it_was_building(two_files, monke
     assert calls == ["good", "other"] and "other.bvh: unexpected KeyError: 'bone'" in text
 
 
-@pytest.mark.parametrize("change, expected", [
-    (("OFFSET 0 10 0", "OFFSET 0 1e308 0"), r"t\.bvh: joint 'Hips': rest position beyond Blender's float range"),
-    (("4 5 6 90", "4 5e300 6 90"), r"t\.bvh: Hips: pose\.bones\[\"Hips\"\]\.location\[\d\] at frame 2 would be"),
-    (("Frame Time: 0.0333333", "Frame Time: 1e-320"), r"t\.bvh, line 18: Frame Time .* is too small"),
-])
+@pytest.mark.parametrize(
+    "change, expected",
+    [
+        (("OFFSET 0 10 0", "OFFSET 0 1e308 0"), r"t\.bvh: joint 'Hips': rest position beyond Blender's float range"),
+        (("4 5 6 90", "4 5e300 6 90"), r"t\.bvh: Hips: pose\.bones\[\"Hips\"\]\.location\[\d\] at frame 2 would be"),
+        (("Frame Time: 0.0333333", "Frame Time: 1e-320"), r"t\.bvh, line 18: Frame Time .* is too small"),
+    ],
+)
 def test_nothing_non_finite_reaches_blender(tmp_path, change, expected):
     (tmp_path / "t.bvh").write_text(SIMPLE.replace(*change))
     text = failed_import(bpy.ops.import_anim.mocap_bvh, filepath=str(tmp_path / "t.bvh"), frame_rate="EXACT")
@@ -118,10 +128,16 @@ def test_blender_names_are_the_names_blender_gives():
 
 def test_long_joint_names_import_keyed_and_export(tmp_path):
     text = SIMPLE.replace("ROOT Hips", f"ROOT {LONG[0]}").replace("JOINT Chest", f"JOINT {LONG[1]}")
-    text = text.replace("\t\tEnd Site", f"\t\tJOINT {LONG[2]}\n\t\t{{\n\t\t\tOFFSET 0 1 0\n\t\t\tCHANNELS 3 "
-                                        "Zrotation Xrotation Yrotation\n\t\t\tEnd Site", 1)
+    text = text.replace(
+        "\t\tEnd Site",
+        f"\t\tJOINT {LONG[2]}\n\t\t{{\n\t\t\tOFFSET 0 1 0\n\t\t\tCHANNELS 3 "
+        "Zrotation Xrotation Yrotation\n\t\t\tEnd Site",
+        1,
+    )
     text = text.replace("\t\t\tOFFSET 0 5 0\n\t\t}\n", "\t\t\tOFFSET 0 5 0\n\t\t}\n\t\t}\n", 1)
-    text = text.replace("1 2 3 0 0 0 0 0 0", "1 2 3 0 0 0 0 0 0 0 0 0").replace("4 5 6 90 0 0 0 0 90", "4 5 6 90 0 0 0 0 90 0 30 0")
+    text = text.replace("1 2 3 0 0 0 0 0 0", "1 2 3 0 0 0 0 0 0 0 0 0").replace(
+        "4 5 6 90 0 0 0 0 90", "4 5 6 90 0 0 0 0 90 0 30 0"
+    )
     path = tmp_path / "long.bvh"
     path.write_bytes(text.encode("utf-8"))
     motion = core.read(path)
@@ -140,19 +156,29 @@ def test_long_joint_names_import_keyed_and_export(tmp_path):
     assert len(shared) == 1  # the second file's skeleton matched by the shortened names
     obj = shared[0]
     bvh_ops.export_bvh(bpy.context, obj, str(tmp_path / "out.bvh"))
-    assert core.read(tmp_path / "out.bvh").skeleton.names == names
+    assert core.read(tmp_path / "out.bvh").skeleton.names == motion.skeleton.names  # the file's names, remembered
+    obj.data.pop("mocap_io")
+    bvh_ops.export_bvh(bpy.context, obj, str(tmp_path / "bones.bvh"))
+    assert core.read(tmp_path / "bones.bvh").skeleton.names == names  # without the record: the bones' names
 
 
 def test_long_group_names_import_with_matching_bones_and_vertex_groups(tmp_path):
     animation = two_bars()
     long_names = ["G" * 70, "G" * 63 + "+right"]  # equal in their first 63 bytes
     mesh = animation.mesh
-    renamed = Mesh(mesh.vertices, mesh.face_sizes, mesh.face_vertices,
-                   groups={long_names[0]: mesh.groups["left"], long_names[1]: mesh.groups["right"]})
-    groups = [GroupBasis(n, g.vertices, g.mean, g.basis, g.coefficients, g.frame)
-              for n, g in zip(long_names, animation.groups)]
-    core.write(MeshAnimation(renamed, animation.fps, groups=groups, transforms=animation.transforms),
-               tmp_path / "long.memg")
+    renamed = Mesh(
+        mesh.vertices,
+        mesh.face_sizes,
+        mesh.face_vertices,
+        groups={long_names[0]: mesh.groups["left"], long_names[1]: mesh.groups["right"]},
+    )
+    groups = [
+        GroupBasis(n, g.vertices, g.mean, g.basis, g.coefficients, g.frame)
+        for n, g in zip(long_names, animation.groups)
+    ]
+    core.write(
+        MeshAnimation(renamed, animation.fps, groups=groups, transforms=animation.transforms), tmp_path / "long.memg"
+    )
     fresh_scene()
     assert bpy.ops.import_mesh.memg(filepath=str(tmp_path / "long.memg")) == {"FINISHED"}
     obj = bpy.data.objects["long"]

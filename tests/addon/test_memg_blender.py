@@ -28,8 +28,7 @@ def test_imported_mesh_plays_the_decoded_animation(ensemble, mode):
     obj = bpy.data.objects["bars"]
     expected = animation.positions()
     for frame in (0, 1, 17, animation.frame_count - 1):
-        np.testing.assert_allclose(evaluated_vertices(obj, 1 + frame), expected[frame],
-                                   atol=1e-5 * diagonal(expected))
+        np.testing.assert_allclose(evaluated_vertices(obj, 1 + frame), expected[frame], atol=1e-5 * diagonal(expected))
     assert {"left", "right"} <= set(obj.vertex_groups.keys())
     assert bpy.context.scene.render.fps == 24 and bpy.context.scene.frame_end == animation.frame_count
     if mode == "BASIS":  # compact: a key per basis vector, not per frame
@@ -92,8 +91,10 @@ def test_file_handler_registered():
     assert handler is not None and handler.bl_file_extensions == ".memg"
 
 
-@pytest.mark.parametrize("name, tolerance", [("khronos-cesiumman/CesiumMan.glb", 1e-3),
-                                             ("khronos-animatedmorphcube/AnimatedMorphCube.glb", 1e-3)])
+@pytest.mark.parametrize(
+    "name, tolerance",
+    [("khronos-cesiumman/CesiumMan.glb", 1e-3), ("khronos-animatedmorphcube/AnimatedMorphCube.glb", 1e-3)],
+)
 def test_real_skinned_and_morphing_meshes_round_trip(name, tolerance, tmp_path):
     """Blender's glTF importer evaluates real animation (skinning, morph targets); our export
     reproduces what Blender shows within the tolerance."""
@@ -116,8 +117,10 @@ def test_real_skinned_and_morphing_meshes_round_trip(name, tolerance, tmp_path):
 
 
 def test_uvs_normals_materials_and_groups_are_carried_over(tmp_path):
-    obj_text = ("mtllib m.mtl\nv 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nvt 0 0\nvt 1 0\nvt 1 1\nvt 0 1\nvn 0 0 1\n"
-                "g plate\nusemtl steel\ns 1\nf 1/1/1 2/2/1 3/3/1 4/4/1\n")
+    obj_text = (
+        "mtllib m.mtl\nv 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nvt 0 0\nvt 1 0\nvt 1 1\nvt 0 1\nvn 0 0 1\n"
+        "g plate\nusemtl steel\ns 1\nf 1/1/1 2/2/1 3/3/1 4/4/1\n"
+    )
     (tmp_path / "plate.obj").write_text(obj_text)
     mesh = core.read(tmp_path / "plate.obj")
     moving = np.stack([mesh.vertices + [0, 0, 0.1 * t] for t in range(5)])

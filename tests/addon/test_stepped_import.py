@@ -25,6 +25,7 @@ def sample(tmp_path_factory):
 
 class Driver(SteppedImport):
     """An unregistered stand-in for an operator: the mixin's methods, with reports collected."""
+
     bl_label = "Import Test"
 
     def __init__(self, work):
@@ -80,8 +81,10 @@ def test_other_events_wait_and_escape_cancels_leaving_nothing(sample):
 
 def test_a_bad_file_reports_and_cancels(tmp_path):
     bad = tmp_path / "bad.bvh"
-    bad.write_text("HIERARCHY\nROOT Hips\n{\n OFFSET 0 0 0\n CHANNELS 3 Xrotation Yrotation Zrotation\n}\n"
-                   "MOTION\nFrames: 2\nFrame Time: 0.1\n0 0 0\n0 zero 0\n")
+    bad.write_text(
+        "HIERARCHY\nROOT Hips\n{\n OFFSET 0 0 0\n CHANNELS 3 Xrotation Yrotation Zrotation\n}\n"
+        "MOTION\nFrames: 2\nFrame Time: 0.1\n0 0 0\n0 zero 0\n"
+    )
     fresh_scene()
     before = data_counts()
     driver = Driver(import_bvh_steps(bpy.context, [str(bad)]))

@@ -60,8 +60,11 @@ def test_position_channels_replace_the_offset():
     OFFSET there (so adding them would double every bone)."""
     bandai = core.read(CORPUS / "bvh/bandai-namco/dataset-1_dash_normal_001.bvh")
     spine = bandai.skeleton.index("Spine")
-    np.testing.assert_allclose(bandai.translations[:, spine], np.broadcast_to(bandai.skeleton.offsets[spine],
-                                                                                (bandai.frame_count, 3)), atol=1e-4)
+    np.testing.assert_allclose(
+        bandai.translations[:, spine],
+        np.broadcast_to(bandai.skeleton.offsets[spine], (bandai.frame_count, 3)),
+        atol=1e-4,
+    )
     mobu = core.read(CORPUS / "bvh/motionbuilder-cmu/16_15.bvh")
     np.testing.assert_allclose(mobu.translations[0, 0], mobu.skeleton.offsets[0])
 

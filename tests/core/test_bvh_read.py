@@ -1,12 +1,10 @@
 """BVH reader: every layout real files use, and clear errors for bad input."""
 
-
 import numpy as np
 import pytest
 
 from bvh_samples import SIMPLE, read_text
 from mocap_io import core
-
 
 
 def test_simple_file(tmp_path):
@@ -81,9 +79,11 @@ Frame Time: 0.01
 
 
 def test_several_roots_names_with_spaces_and_latin1(tmp_path):
-    text = ("HIERARCHY\nROOT Left Arm:1\n{\nOFFSET 0 0 0\nCHANNELS 3 Xposition Yposition Zposition\n}\n"
-            "ROOT caf\xe9 {\nOFFSET 1 1 1\nCHANNELS 3 Zrotation Yrotation Xrotation\n}\n"
-            "MOTION\nFrames: 1\nFrame Time: 0.5\n1 2 3 0 0 90\n")
+    text = (
+        "HIERARCHY\nROOT Left Arm:1\n{\nOFFSET 0 0 0\nCHANNELS 3 Xposition Yposition Zposition\n}\n"
+        "ROOT caf\xe9 {\nOFFSET 1 1 1\nCHANNELS 3 Zrotation Yrotation Xrotation\n}\n"
+        "MOTION\nFrames: 1\nFrame Time: 0.5\n1 2 3 0 0 90\n"
+    )
     m = read_text(tmp_path, text)
     assert m.skeleton.names == ["Left Arm:1", "caf\xe9"]
     assert m.skeleton.parents.tolist() == [-1, -1]
@@ -115,36 +115,46 @@ def test_truncated_motion_is_an_error_by_default_and_readable_leniently(tmp_path
 def test_extra_rows_and_cut_last_row(tmp_path):
     e = error(tmp_path, SIMPLE.replace("Frames: 2", "Frames: 1"))
     assert e.line == 20 and "frame 2 found" in str(e)
-    cut = SIMPLE[:SIMPLE.rindex(" 0 0 90")] + "\n"  # file cut in the middle of the last row
+    cut = SIMPLE[: SIMPLE.rindex(" 0 0 90")] + "\n"  # file cut in the middle of the last row
     e = error(tmp_path, cut)
     assert e.line == 20 and "expected 9 values" in str(e) and "found 6" in str(e)
     with pytest.warns(UserWarning):
         assert read_text(tmp_path, cut, strict=False).frame_count == 1
 
 
-@pytest.mark.parametrize("bad, line, what", [
-    ("4 5 6 90 0 0 0 0 90 7", 20, "expected 9 values in this frame line, found 10"),
-    ("4 5 6 90 0 x 0 0 90", 20, "value 6: expected a finite number, found 'x'"),
-    ("4 5 6 90 0 nan 0 0 90", 20, "value 6: expected a finite number, found 'nan'"),
-    ("4 5 6 90 0 1e999 0 0 90", 20, "expected a finite number"),
-])
+@pytest.mark.parametrize(
+    "bad, line, what",
+    [
+        ("4 5 6 90 0 0 0 0 90 7", 20, "expected 9 values in this frame line, found 10"),
+        ("4 5 6 90 0 x 0 0 90", 20, "value 6: expected a finite number, found 'x'"),
+        ("4 5 6 90 0 nan 0 0 90", 20, "value 6: expected a finite number, found 'nan'"),
+        ("4 5 6 90 0 1e999 0 0 90", 20, "expected a finite number"),
+    ],
+)
 def test_bad_rows(tmp_path, bad, line, what):
     e = error(tmp_path, SIMPLE.replace("4 5 6 90 0 0 0 0 90", bad))
     assert e.line == line and what in str(e)
 
 
-@pytest.mark.parametrize("change, line, what", [
-    (("\t}\n}\nMOTION", "\t}\nMOTION"), 15, "expected '}' closing joint 'Hips' (opened on line 2) before MOTION"),
-    (("\t}\n}\nMOTION", "\t}\n}\n}\nMOTION"), 16, "expected ROOT or MOTION, found '}'"),
-    (("JOINT Chest", "JOINT Hips"), 6, "duplicate joint name 'Hips' (first defined on line 2)"),
-    (("OFFSET 1 2 3", "OFFSET 1 2"), 5, "expected 3 numbers after OFFSET, found 'CHANNELS'"),
-    (("CHANNELS 3 Zrotation", "CHANNELS 3 Zrotaton"), 9, "expected a channel name"),
-    (("CHANNELS 3 Zrotation Xrotation Yrotation", "CHANNELS 2 Zrotation Xrotation Yrotation"), 9, "found 'Yrotation'"),
-    (("Frames: 2", "Frames: two"), 17, "expected 'Frames: <count>'"),
-    (("Frame Time: 0.0333333", "Frame Time: 0"), 18, "expected 'Frame Time: <seconds>'"),
-    (("HIERARCHY", "HIERARCHIE"), 1, "expected 'HIERARCHY'"),
-    (("MOTION", "MOTON"), 16, "expected ROOT or MOTION, found 'MOTON'"),
-])
+@pytest.mark.parametrize(
+    "change, line, what",
+    [
+        (("\t}\n}\nMOTION", "\t}\nMOTION"), 15, "expected '}' closing joint 'Hips' (opened on line 2) before MOTION"),
+        (("\t}\n}\nMOTION", "\t}\n}\n}\nMOTION"), 16, "expected ROOT or MOTION, found '}'"),
+        (("JOINT Chest", "JOINT Hips"), 6, "duplicate joint name 'Hips' (first defined on line 2)"),
+        (("OFFSET 1 2 3", "OFFSET 1 2"), 5, "expected 3 numbers after OFFSET, found 'CHANNELS'"),
+        (("CHANNELS 3 Zrotation", "CHANNELS 3 Zrotaton"), 9, "expected a channel name"),
+        (
+            ("CHANNELS 3 Zrotation Xrotation Yrotation", "CHANNELS 2 Zrotation Xrotation Yrotation"),
+            9,
+            "found 'Yrotation'",
+        ),
+        (("Frames: 2", "Frames: two"), 17, "expected 'Frames: <count>'"),
+        (("Frame Time: 0.0333333", "Frame Time: 0"), 18, "expected 'Frame Time: <seconds>'"),
+        (("HIERARCHY", "HIERARCHIE"), 1, "expected 'HIERARCHY'"),
+        (("MOTION", "MOTON"), 16, "expected ROOT or MOTION, found 'MOTON'"),
+    ],
+)
 def test_hierarchy_errors(tmp_path, change, line, what):
     e = error(tmp_path, SIMPLE.replace(*change))
     assert e.line == line, str(e)

@@ -5,9 +5,9 @@ import os
 import numpy as np
 import pytest
 
+from bvh_samples import SIMPLE, random_motion, read_text
 from mocap_io import core
 from mocap_io.core.formats.bvh.writer import _frame_time
-from bvh_samples import SIMPLE, random_motion, read_text
 
 
 def test_round_trip_to_printed_precision(tmp_path):

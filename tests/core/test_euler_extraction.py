@@ -48,8 +48,9 @@ def test_angles_away_from_gimbal_lock_are_the_ones_given(order):
     rng = np.random.default_rng(3)
     angles = rng.uniform(-np.pi, np.pi, (10_000, 3))
     angles[:, 1] *= 0.49
-    np.testing.assert_allclose(rotations.matrix_to_euler(rotations.euler_to_matrix(angles, order), order),
-                               angles, atol=1e-12)
+    np.testing.assert_allclose(
+        rotations.matrix_to_euler(rotations.euler_to_matrix(angles, order), order), angles, atol=1e-12
+    )
 
 
 def test_gimbal_lock_puts_the_whole_turn_in_the_first_angle():

@@ -11,17 +11,31 @@ from mocap_io import core
 from mocap_io.core.frame_rate import snap_rate
 
 
-@pytest.mark.parametrize("text, rate", [
-    ("0.016667", 60), ("0.008333", 120), ("0.004167", 240),  # 6 decimals: all rates, not just 24, 30, 90
-    ("0.033333", 30), ("0.041667", 24), ("0.011111", 90), ("0.010000", 100),
-    ("0.0333667", Fraction(30000, 1001)), ("0.041708", Fraction(24000, 1001)),  # NTSC, not 30 and 24
-    (".0083333", 120), ("0.00833333", 120), ("0.0333333", 30),  # other digit counts
-    ("0.016666", 60),  # cut off instead of rounded
-    ("0.008333334", 120),  # printed from a single-precision 1/120
-    ("0.016666666666666666", 60), ("0.013888888888888888", 72),  # full precision: exactly
-    ("0.0417083750417", Fraction("23.976")), ("0.033366700033", Fraction("29.97")),  # NTSC as written
-    ("0.04", 25), ("8.333e-3", 120),
-])
+@pytest.mark.parametrize(
+    "text, rate",
+    [
+        ("0.016667", 60),
+        ("0.008333", 120),
+        ("0.004167", 240),  # 6 decimals: all rates, not just 24, 30, 90
+        ("0.033333", 30),
+        ("0.041667", 24),
+        ("0.011111", 90),
+        ("0.010000", 100),
+        ("0.0333667", Fraction(30000, 1001)),
+        ("0.041708", Fraction(24000, 1001)),  # NTSC, not 30 and 24
+        (".0083333", 120),
+        ("0.00833333", 120),
+        ("0.0333333", 30),  # other digit counts
+        ("0.016666", 60),  # cut off instead of rounded
+        ("0.008333334", 120),  # printed from a single-precision 1/120
+        ("0.016666666666666666", 60),
+        ("0.013888888888888888", 72),  # full precision: exactly
+        ("0.0417083750417", Fraction("23.976")),
+        ("0.033366700033", Fraction("29.97")),  # NTSC as written
+        ("0.04", 25),
+        ("8.333e-3", 120),
+    ],
+)
 def test_printed_periods_snap_to_the_rate_they_were_printed_from(text, rate):
     assert snap_rate(text) == rate
 

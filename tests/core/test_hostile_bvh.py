@@ -52,8 +52,7 @@ def test_a_frame_time_whose_rate_is_infinite_is_refused(tmp_path, frame_time):
     assert info.value.line == 18
 
 
-@pytest.mark.parametrize("bad, line", [
-    ("OFFSET 1 2 3", 4), ("OFFSET 0 10 0", 8), ("OFFSET 0 5 0", 12)])
+@pytest.mark.parametrize("bad, line", [("OFFSET 1 2 3", 4), ("OFFSET 0 10 0", 8), ("OFFSET 0 5 0", 12)])
 @pytest.mark.parametrize("number", ["nan", "inf", "1e400", "1_0", "0x10"])
 def test_offsets_must_be_finite_decimals(tmp_path, bad, line, number):
     text = SIMPLE.replace(bad, bad.rsplit(" ", 1)[0] + " " + number)
@@ -99,6 +98,8 @@ def test_the_slow_path_reads_a_good_table_itself():
 
 def test_values_where_no_channels_are_declared_are_an_error(tmp_path):
     text = chain(3, frames=2, channels="CHANNELS 0", rows=["", "1 2 3"])
-    with pytest.raises(core.ParseError, match=r"expected no values in this frame line \(no channels\), found 3") as info:
+    with pytest.raises(
+        core.ParseError, match=r"expected no values in this frame line \(no channels\), found 3"
+    ) as info:
         read_text(tmp_path, text)
     assert info.value.line == 5 + 4 * 2 + 3 + 3 + 2

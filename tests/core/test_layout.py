@@ -8,8 +8,17 @@ import pytest
 from mocap_io import core
 
 
-@pytest.mark.parametrize("name, function", [("bvh", "read_bvh"), ("bvh", "write_bvh"), ("obj", "read_obj"),
-                                            ("memg", "read_memg"), ("memg_encode", "encode"), ("pc2", "write_pc2")])
+@pytest.mark.parametrize(
+    "name, function",
+    [
+        ("bvh", "read_bvh"),
+        ("bvh", "write_bvh"),
+        ("obj", "read_obj"),
+        ("memg", "read_memg"),
+        ("memg_encode", "encode"),
+        ("pc2", "write_pc2"),
+    ],
+)
 def test_format_modules_live_in_formats_and_keep_their_core_names(name, function):
     module = importlib.import_module(f"mocap_io.core.formats.{name}")
     assert getattr(core, name) is module

@@ -21,20 +21,40 @@ f 4 5 1
 """
 
 
-def block(order, layout, *, name=b"left", mapping=(1, 2, 3), parent=0, u=None, q=None, rows=None, q_rows=None,
-          q_columns=None, name_length=None):
+def block(
+    order,
+    layout,
+    *,
+    name=b"left",
+    mapping=(1, 2, 3),
+    parent=0,
+    u=None,
+    q=None,
+    rows=None,
+    q_rows=None,
+    q_columns=None,
+    name_length=None,
+):
     """The bytes of one group block; u is (3v, r), q is (r, T)."""
     i, d = order + "i4", order + "f8"
     u = np.asarray(u, float)
     q = np.asarray(q, float)
     mean = np.arange(3 * len(mapping), dtype=float) * 0.1
-    return b"".join([
-        np.array([len(name) if name_length is None else name_length], i).tobytes(), name,
-        np.array([len(mapping)], i).tobytes(), np.array(mapping, i).tobytes(), mean.astype(d).tobytes(),
-        np.array([parent, u.shape[0] if rows is None else rows, u.shape[1]], i).tobytes(),
-        (u if layout == "row" else u.T).astype(d).tobytes(),
-        np.array([q.shape[0] if q_rows is None else q_rows, q.shape[1] if q_columns is None else q_columns], i).tobytes(),
-        (q if layout == "row" else q.T).astype(d).tobytes()])
+    return b"".join(
+        [
+            np.array([len(name) if name_length is None else name_length], i).tobytes(),
+            name,
+            np.array([len(mapping)], i).tobytes(),
+            np.array(mapping, i).tobytes(),
+            mean.astype(d).tobytes(),
+            np.array([parent, u.shape[0] if rows is None else rows, u.shape[1]], i).tobytes(),
+            (u if layout == "row" else u.T).astype(d).tobytes(),
+            np.array(
+                [q.shape[0] if q_rows is None else q_rows, q.shape[1] if q_columns is None else q_columns], i
+            ).tobytes(),
+            (q if layout == "row" else q.T).astype(d).tobytes(),
+        ]
+    )
 
 
 def header(order, frames=2, steps=2, fps=30):
@@ -65,8 +85,11 @@ def write_pair(tmp_path, data, obj=OBJ):
 @pytest.mark.parametrize("layout", ["row", "column"])
 def test_hand_built_files_decode_exactly(tmp_path, order, layout):
     u_right = np.array([[1.0], [0], [0], [0], [1], [0], [0], [0], [1]])  # rank 1: both layouts agree
-    data = header(order) + block(order, layout, u=U, q=Q) + block(order, layout, name=b"right", mapping=(4, 5, 1),
-                                                                       parent=1, u=u_right, q=[[2.0, 3.0]])
+    data = (
+        header(order)
+        + block(order, layout, u=U, q=Q)
+        + block(order, layout, name=b"right", mapping=(4, 5, 1), parent=1, u=u_right, q=[[2.0, 3.0]])
+    )
     path = write_pair(tmp_path, data)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -95,16 +118,24 @@ def test_auto_layout_finds_the_stored_order_on_smooth_data(tmp_path):
     grid = np.stack(np.meshgrid(np.arange(n), np.arange(n)), -1).reshape(-1, 2)
     vertices = np.hstack([grid, np.zeros((n * n, 1))]).astype(float)
     q = (np.arange(n - 1)[:, None] * n + np.arange(n - 1)[None, :]).ravel()
-    mesh = Mesh(vertices, np.full(len(q), 4), np.stack([q, q + 1, q + n + 1, q + n], 1).ravel(),
-                groups={"sheet": np.arange(len(q))})
+    mesh = Mesh(
+        vertices,
+        np.full(len(q), 4),
+        np.stack([q, q + 1, q + n + 1, q + n], 1).ravel(),
+        groups={"sheet": np.arange(len(q))},
+    )
     t = np.linspace(0, 2 * np.pi, 90)
     basis = rng.normal(size=(3, n * n, 3)) * 0.01
     basis[0, :, 2] = np.sin(vertices[:, 0] / 5)  # smooth waves
     basis[1, :, 2] = np.cos(vertices[:, 1] / 7)
     coefficients = np.stack([np.sin(t), np.cos(2 * t), 0.1 * np.sin(3 * t)])
     transforms = np.broadcast_to(np.eye(4), (1, 90, 4, 4)).copy()
-    animation = MeshAnimation(mesh, 30, groups=[GroupBasis("sheet", np.arange(n * n), vertices, basis, coefficients, 0)],
-                              transforms=transforms)
+    animation = MeshAnimation(
+        mesh,
+        30,
+        groups=[GroupBasis("sheet", np.arange(n * n), vertices, basis, coefficients, 0)],
+        transforms=transforms,
+    )
     for layout in ("row", "column"):
         core.write(animation, tmp_path / f"{layout}.memg", layout=layout)
         back = core.read(tmp_path / f"{layout}.memg")
@@ -129,19 +160,26 @@ def test_every_truncation_raises_a_parse_error_with_an_offset(tmp_path):
         assert info.value.offset is not None and "byte" in str(info.value)
 
 
-@pytest.mark.parametrize("data, field, offset", [
-    (header("<") + block("<", "row", u=U, q=Q, mapping=(1, 2, 9)), "index 9 is not an .obj vertex", None),
-    (header("<") + block("<", "row", u=U, q=Q, name=b"nowhere"), "group 'nowhere' is not a group of the .obj", None),
-    (header("<") + block("<", "row", u=U, q=Q, rows=8), "8 rows, expected 3 x 3 vertices", None),
-    (header("<") + block("<", "row", u=U, q=Q, q_rows=3), "3 rows, but U has 2 columns", None),
-    (header("<") + block("<", "row", u=U, q=Q, q_columns=3), "3 columns, expected 2 timesteps", None),
-    (header("<") + block("<", "row", u=U, q=Q, parent=2), "parent frame of group 'left': 2", None),
-    (header("<") + block("<", "row", u=U, q=Q, name_length=2 ** 31 - 1), "group name: needs 2147483647 bytes", None),
-    (np.array([1, 30, 2 ** 30, 2 ** 30], "<i4").tobytes(), "local frame transforms: needs", 16),
-    (np.array([7, 30, 0, 0], "<i4").tobytes(), "endian flag: expected 1", 0),
-    (np.array([1, -5, 0, 0], "<i4").tobytes(), "frame rate", 4),
-    (valid_file() + b"\x01\x00", "group name length: needs 4 bytes", None),
-])
+@pytest.mark.parametrize(
+    "data, field, offset",
+    [
+        (header("<") + block("<", "row", u=U, q=Q, mapping=(1, 2, 9)), "index 9 is not an .obj vertex", None),
+        (
+            header("<") + block("<", "row", u=U, q=Q, name=b"nowhere"),
+            "group 'nowhere' is not a group of the .obj",
+            None,
+        ),
+        (header("<") + block("<", "row", u=U, q=Q, rows=8), "8 rows, expected 3 x 3 vertices", None),
+        (header("<") + block("<", "row", u=U, q=Q, q_rows=3), "3 rows, but U has 2 columns", None),
+        (header("<") + block("<", "row", u=U, q=Q, q_columns=3), "3 columns, expected 2 timesteps", None),
+        (header("<") + block("<", "row", u=U, q=Q, parent=2), "parent frame of group 'left': 2", None),
+        (header("<") + block("<", "row", u=U, q=Q, name_length=2**31 - 1), "group name: needs 2147483647 bytes", None),
+        (np.array([1, 30, 2**30, 2**30], "<i4").tobytes(), "local frame transforms: needs", 16),
+        (np.array([7, 30, 0, 0], "<i4").tobytes(), "endian flag: expected 1", 0),
+        (np.array([1, -5, 0, 0], "<i4").tobytes(), "frame rate", 4),
+        (valid_file() + b"\x01\x00", "group name length: needs 4 bytes", None),
+    ],
+)
 def test_corrupt_fields_are_named_with_their_byte_offset(tmp_path, data, field, offset):
     with pytest.raises(core.ParseError) as info:
         core.read(write_pair(tmp_path, data))
@@ -158,6 +196,7 @@ def test_missing_obj_is_a_clear_error(tmp_path):
 
 
 # Hostile files (found by mutation): counts with no data behind them, non-finite or singular numbers
+
 
 def test_timesteps_without_local_frames_hold_no_data(tmp_path):
     """16 bytes that declared 2,147,483,647 frames: every timestep must be held by bytes."""
@@ -176,7 +215,7 @@ def test_counts_beyond_the_bytes_left_are_refused(tmp_path):
 def transforms_with(value, step, frame):
     data = bytearray(header("<") + block("<", "column", u=U, q=Q))
     at = 16 + 96 * (2 * step + frame)
-    data[at:at + 96] = (np.eye(3, 4) * value if np.isscalar(value) else value).astype("<f8").tobytes()
+    data[at : at + 96] = (np.eye(3, 4) * value if np.isscalar(value) else value).astype("<f8").tobytes()
     return bytes(data), at
 
 
@@ -199,7 +238,7 @@ def test_transforms_whose_determinant_overflows_are_refused(tmp_path):
 def test_a_non_finite_double_is_named_at_its_own_offset(tmp_path, bad):
     data = bytearray(header("<") + block("<", "column", u=U, q=Q))
     at = len(data) - 8 * 3  # the second coefficient of the last timestep
-    data[at:at + 8] = np.array([bad], "<f8").tobytes()
+    data[at : at + 8] = np.array([bad], "<f8").tobytes()
     with pytest.raises(core.ParseError, match=f"Q of group 'left': value 2 is {bad}") as info:
         core.read(write_pair(tmp_path, bytes(data)))
     assert info.value.offset == at

@@ -26,7 +26,7 @@ def test_matches_savetxt(decimals):
         for x, y in zip(a.split(b" "), b.split(b" ")):
             # printf rounds the exact binary value, we round the scaled value: they may differ by
             # one unit in the last place for values that sit on a rounding boundary
-            assert x == y or abs(float(x) - float(y)) <= 1.01 * 10.0 ** -decimals
+            assert x == y or abs(float(x) - float(y)) <= 1.01 * 10.0**-decimals
             assert not x.startswith(b"-") or float(x) != 0  # never "-0"
 
 
@@ -51,8 +51,9 @@ def _random_tokens(rng, count):
         point = "." if fraction or rng.random() < 0.5 else ""
         sign_of_power = rng.choice(["", "-", "+"])
         power = rng.integers(0, 13 if sign_of_power != "-" else 23 - len(fraction))  # within 1e-22
-        exponent = "" if rng.random() < 0.7 else rng.choice(["e", "E"]) + sign_of_power + str(power).zfill(
-            rng.integers(1, 4))
+        exponent = (
+            "" if rng.random() < 0.7 else rng.choice(["e", "E"]) + sign_of_power + str(power).zfill(rng.integers(1, 4))
+        )
         tokens.append(sign + whole + point + fraction + exponent)
     return tokens
 
@@ -63,8 +64,10 @@ def test_fast_parse_is_exact(seed):
     columns = 7
     tokens = _random_tokens(rng, columns * 3000)
     separators = rng.choice([" ", "  ", "\t", " \t "], len(tokens))
-    lines = ["".join(t + s for t, s in zip(tokens[i:i + columns], separators[i:i + columns]))
-             for i in range(0, len(tokens), columns)]
+    lines = [
+        "".join(t + s for t, s in zip(tokens[i : i + columns], separators[i : i + columns]))
+        for i in range(0, len(tokens), columns)
+    ]
     block = "\r\n".join(lines).encode()
     expected = np.array([float(t) for t in tokens]).reshape(-1, columns)
     fast = numtext._decimal_table(block, columns)
@@ -78,16 +81,42 @@ def test_fast_parse_is_exact(seed):
         numtext._CHUNK = chunked
 
 
-@pytest.mark.parametrize("text", [
-    b"1.2.3 4", b"-- 1", b"1- 2", b"123456789.5 1", b"0.12345678901234567 1", b"nan 1", b". 1", b"- 1",
-    b"1 2 3", b"1\x0b 2", b"\xff1 2", b"99999999.99999999 1", b"1e 2", b"1e5e3 2", b"1e5.5 2", b"e5 2",
-    b"1.5e-30 2", b"1e400 2", b"1e-1234 2"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        b"1.2.3 4",
+        b"-- 1",
+        b"1- 2",
+        b"123456789.5 1",
+        b"0.12345678901234567 1",
+        b"nan 1",
+        b". 1",
+        b"- 1",
+        b"1 2 3",
+        b"1\x0b 2",
+        b"\xff1 2",
+        b"99999999.99999999 1",
+        b"1e 2",
+        b"1e5e3 2",
+        b"1e5.5 2",
+        b"e5 2",
+        b"1.5e-30 2",
+        b"1e400 2",
+        b"1e-1234 2",
+    ],
+)
 def test_fast_parse_declines_what_it_cannot_read_exactly(text):
     assert numtext._decimal_table(text, 2) is None
 
 
-@pytest.mark.parametrize("text, expected", [
-    (b"1.5e-30 2\n", [[1.5e-30, 2]]), (b"0.123456789 1\n", [[0.123456789, 1]]), (b"123456789.5 1", [[123456789.5, 1]])])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        (b"1.5e-30 2\n", [[1.5e-30, 2]]),
+        (b"0.123456789 1\n", [[0.123456789, 1]]),
+        (b"123456789.5 1", [[123456789.5, 1]]),
+    ],
+)
 def test_general_path_reads_what_the_fast_one_declines(text, expected):
     assert np.array_equal(parse_table(text, 2, 1, path="x", first_line=1), expected)
 

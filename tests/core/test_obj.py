@@ -53,22 +53,35 @@ def test_write_read_round_trip(tmp_path):
     m = read(tmp_path, SAMPLE)
     core.write(m, tmp_path / "out.obj")
     back = core.read(tmp_path / "out.obj")
-    for name in ("vertices", "colours", "uvs", "normals", "face_sizes", "face_vertices", "face_uvs",
-                 "face_normals", "face_materials", "face_smooth"):
+    for name in (
+        "vertices",
+        "colours",
+        "uvs",
+        "normals",
+        "face_sizes",
+        "face_vertices",
+        "face_uvs",
+        "face_normals",
+        "face_materials",
+        "face_smooth",
+    ):
         np.testing.assert_array_equal(getattr(back, name), getattr(m, name), err_msg=name)
     assert {k: v.tolist() for k, v in back.groups.items()} == {k: v.tolist() for k, v in m.groups.items()}
     assert back.materials == m.materials and back.material_libraries == m.material_libraries
 
 
-@pytest.mark.parametrize("bad, what", [
-    ("f 1 2 9", "v index 9 out of range (1..4)"),  # forward references count
-    ("f 1 2", "at least 3 corners"),
-    ("f 1 2 x", "not an index"),
-    ("f 1/5 2 3", "vt index 5 out of range"),
-    ("f 0 1 2", "v index 0 out of range"),
-    ("f -4 1 2", "v index -4 out of range"),
-    ("f 1/1/1/1 2 3", "bad face corner"),
-])
+@pytest.mark.parametrize(
+    "bad, what",
+    [
+        ("f 1 2 9", "v index 9 out of range (1..4)"),  # forward references count
+        ("f 1 2", "at least 3 corners"),
+        ("f 1 2 x", "not an index"),
+        ("f 1/5 2 3", "vt index 5 out of range"),
+        ("f 0 1 2", "v index 0 out of range"),
+        ("f -4 1 2", "v index -4 out of range"),
+        ("f 1/1/1/1 2 3", "bad face corner"),
+    ],
+)
 def test_face_errors_name_the_line(tmp_path, bad, what):
     with pytest.raises(core.ParseError) as info:
         read(tmp_path, "v 0 0 0\nv 1 0 0\nv 0 1 0\n" + bad + "\nv 5 5 5\n")
@@ -99,9 +112,16 @@ def test_a_large_mesh_reads_in_bulk(tmp_path):
 TRIANGLE = "v 0 0 0\nv 1 0 0\nv 0 1 0\n"
 
 
-@pytest.mark.parametrize("face", ["f 1 2 9223372036854775808", "f 1 2 -9223372036854775808",
-                                  "f 1 2 99999999999999999999999", "f 1/9223372036854775807 2/1 3/1",
-                                  "f 1//-9223372036854775808 2//1 3//1"])
+@pytest.mark.parametrize(
+    "face",
+    [
+        "f 1 2 9223372036854775808",
+        "f 1 2 -9223372036854775808",
+        "f 1 2 99999999999999999999999",
+        "f 1/9223372036854775807 2/1 3/1",
+        "f 1//-9223372036854775808 2//1 3//1",
+    ],
+)
 def test_huge_face_indices_are_out_of_range_at_their_line(tmp_path, face):
     with pytest.raises(core.ParseError, match="index .* out of range") as info:
         read(tmp_path, TRIANGLE + "vt 0 0\nvn 0 0 1\n" + face + "\n")
@@ -133,8 +153,10 @@ def test_uvs_of_one_two_or_three_numbers_stay_aligned(tmp_path):
     assert read(tmp_path, TRIANGLE + rows + "f 1/1 2/2 3/3\n").uvs[:4].tolist() == [[0, 0], [0, 0], [1, 0], [1, 1]]
 
 
-@pytest.mark.parametrize("key, row", [("v", "v 1 nan 0"), ("v", "v 1 1_0 0"), ("vt", "vt inf 0"), ("vn", "vn 0 0 1e999"),
-                                      ("v", "v 0 0 0 1 1 -inf")])
+@pytest.mark.parametrize(
+    "key, row",
+    [("v", "v 1 nan 0"), ("v", "v 1 1_0 0"), ("vt", "vt inf 0"), ("vn", "vn 0 0 1e999"), ("v", "v 0 0 0 1 1 -inf")],
+)
 def test_non_finite_numbers_name_their_line(tmp_path, key, row):
     with pytest.raises(core.ParseError, match=f"'{key}' value .: expected a finite number") as info:
         read(tmp_path, TRIANGLE + "vt 0 0\nvn 0 0 1\n" + row + "\nf 1 2 3\n")

@@ -8,8 +8,8 @@ import pytest
 from corpus_files import CORPUS, needs_corpus
 from mocap_io import core
 from mocap_io.core.formats.memg_encode import connected_components, encode
-from mocap_io.core.mesh import Mesh, MeshAnimation
 from mocap_io.core.formats.pc2 import read_pc2, write_pc2
+from mocap_io.core.mesh import Mesh, MeshAnimation
 
 CLOTH = "mesh/gl-geometry-cloth/basicCloth"
 
@@ -38,8 +38,20 @@ def bending_bar(frames=60):
     local = rest[None].repeat(frames, 0)
     local[..., 0] += bend
     angle = 3 * t[:, 0]
-    rotation = np.stack([np.cos(angle), -np.sin(angle), 0 * angle, np.sin(angle), np.cos(angle), 0 * angle,
-                         0 * angle, 0 * angle, 1 + 0 * angle], 1).reshape(-1, 3, 3)
+    rotation = np.stack(
+        [
+            np.cos(angle),
+            -np.sin(angle),
+            0 * angle,
+            np.sin(angle),
+            np.cos(angle),
+            0 * angle,
+            0 * angle,
+            0 * angle,
+            1 + 0 * angle,
+        ],
+        1,
+    ).reshape(-1, 3, 3)
     positions = local @ rotation.swapaxes(1, 2) + np.stack([10 * t[:, 0], 0 * t[:, 0], 5 * t[:, 0]], 1)[:, None]
     faces = []
     for i in range(rest.shape[0] - 1):
@@ -64,8 +76,11 @@ def test_encoder_meets_the_tolerance(tmp_path, tolerance, relative):
 
 def test_dense_animation_writes_through_the_encoder_and_components(tmp_path):
     positions, mesh = bending_bar(20)
-    two = Mesh(np.vstack([mesh.vertices, mesh.vertices + 100]), np.concatenate([mesh.face_sizes] * 2),
-               np.concatenate([mesh.face_vertices, mesh.face_vertices + len(mesh.vertices)]))
+    two = Mesh(
+        np.vstack([mesh.vertices, mesh.vertices + 100]),
+        np.concatenate([mesh.face_sizes] * 2),
+        np.concatenate([mesh.face_vertices, mesh.face_vertices + len(mesh.vertices)]),
+    )
     dense = MeshAnimation(two, 24, np.concatenate([positions, positions[:, :, ::-1] + 100], axis=1))
     core.write(dense, tmp_path / "two.memg", tolerance=1e-4, grouping="components")
     back = core.read(tmp_path / "two.memg")
@@ -106,7 +121,7 @@ def pc2(tmp_path, positions, **header):
     write_pc2(tmp_path / "a.pc2", positions)
     data = bytearray((tmp_path / "a.pc2").read_bytes())
     for offset, value in header.items():
-        data[int(offset[1:]):int(offset[1:]) + 4] = np.array([value], "<f4").tobytes()
+        data[int(offset[1:]) : int(offset[1:]) + 4] = np.array([value], "<f4").tobytes()
     (tmp_path / "a.pc2").write_bytes(bytes(data))
     return tmp_path / "a.pc2"
 
@@ -116,15 +131,22 @@ def test_pc2_positions_must_be_finite(tmp_path, bad):
     path = pc2(tmp_path, np.zeros((3, 4, 3)))
     data = bytearray(path.read_bytes())
     at = 32 + 4 * (2 * 12 + 1 * 3 + 2)  # sample 2, point 1, z
-    data[at:at + 4] = np.array([bad], "<f4").tobytes()
+    data[at : at + 4] = np.array([bad], "<f4").tobytes()
     path.write_bytes(bytes(data))
     with pytest.raises(core.ParseError, match="sample 2, point 1: coordinate z is") as info:
         read_pc2(path)
     assert info.value.offset == at
 
 
-@pytest.mark.parametrize("offset, value, what", [("o24", 0.0, "sampling step"), ("o24", -1.0, "sampling step"),
-                                                 ("o24", np.nan, "sampling step"), ("o20", np.inf, "start frame")])
+@pytest.mark.parametrize(
+    "offset, value, what",
+    [
+        ("o24", 0.0, "sampling step"),
+        ("o24", -1.0, "sampling step"),
+        ("o24", np.nan, "sampling step"),
+        ("o20", np.inf, "start frame"),
+    ],
+)
 def test_pc2_start_and_sampling_must_be_usable(tmp_path, offset, value, what):
     with pytest.raises(core.ParseError, match=what) as info:
         read_pc2(pc2(tmp_path, np.zeros((2, 2, 3)), **{offset: value}))

@@ -39,8 +39,11 @@ def test_a_motion_needs_a_finite_rate():
 def test_obj_and_pc2_writers_name_the_row(tmp_path):
     mesh = two_bars().mesh
     with pytest.raises(ValueError, match="'v' row 4, value 2 is nan"):
-        core.write(mesh, tmp_path / "m.obj", vertices=np.where(np.arange(len(mesh.vertices))[:, None] == 3,
-                                                              [0, np.nan, 0], mesh.vertices))
+        core.write(
+            mesh,
+            tmp_path / "m.obj",
+            vertices=np.where(np.arange(len(mesh.vertices))[:, None] == 3, [0, np.nan, 0], mesh.vertices),
+        )
     with pytest.raises(ValueError, match=r"sample 1, point 2, y \(float32\) is inf"):
         positions = np.zeros((3, 4, 3))
         positions[1, 2, 1] = 1e300  # finite in float64, not in the file's float32

@@ -58,10 +58,13 @@ def read_bvh(path, *, positions="replace", strict=True):
     del block
     need = len(table) * skeleton.joint_count * _BYTES_PER_JOINT_FRAME
     if need > _MEMORY_FLOOR + _MEMORY_PER_BYTE * size:
-        raise ParseError(path, f"{len(table)} frames x {skeleton.joint_count} joints would take {need / 2**20:.0f} MiB "
-                               f"from a file of {size / 2**20:.1f} MiB (at most {_MEMORY_PER_BYTE} x the file size + "
-                               f"{_MEMORY_FLOOR >> 20} MiB): too many frames for joints without channels",
-                         line=first_line)
+        raise ParseError(
+            path,
+            f"{len(table)} frames x {skeleton.joint_count} joints would take {need / 2**20:.0f} MiB "
+            f"from a file of {size / 2**20:.1f} MiB (at most {_MEMORY_PER_BYTE} x the file size + "
+            f"{_MEMORY_FLOOR >> 20} MiB): too many frames for joints without channels",
+            line=first_line,
+        )
     return _motion(skeleton, 1.0 / frame_time, frame_time_text, table, positions)
 
 
@@ -83,7 +86,7 @@ def _motion_header(path, data, found):
             if position < 0:
                 raise ParseError(path, f"file ends, expected '{name}'", line=line)
             end = data.find(b"\n", position + 1)
-            text = data[position + 1:end if end >= 0 else len(data)].decode("latin-1")
+            text = data[position + 1 : end if end >= 0 else len(data)].decode("latin-1")
             position = end
             if text.strip():
                 break
@@ -95,8 +98,9 @@ def _motion_header(path, data, found):
         if name.startswith("Frame Time") and not (value is not None and value > 0):
             raise ParseError(path, found, line=line)
         if name.startswith("Frame Time") and not math.isfinite(1.0 / value):
-            raise ParseError(path, f"Frame Time {value:g} is too small: the frame rate 1 / Frame Time is infinite",
-                             line=line)
+            raise ParseError(
+                path, f"Frame Time {value:g} is too small: the frame rate 1 / Frame Time is infinite", line=line
+            )
         values.append(value)
     start = len(data) if position < 0 else position + 1
     return int(values[0]), values[1], match.group(1), start, line + 1
@@ -125,8 +129,11 @@ class _Hierarchy:
 
     def next(self, expected):
         if self.position >= len(self.tokens):
-            raise self.error(f"expected {expected} {self.end}" if self.end.startswith("before")
-                             else f"{self.end}, expected {expected}")
+            raise self.error(
+                f"expected {expected} {self.end}"
+                if self.end.startswith("before")
+                else f"{self.end}, expected {expected}"
+            )
         token = self.tokens[self.position]
         self.position += 1
         return token
@@ -190,10 +197,14 @@ class _Hierarchy:
         if not name:
             raise self.error("expected a joint name after ROOT/JOINT", line)
         if name in self.name_lines:
-            raise self.error(f"duplicate joint name {name[:80]!r} (first defined on line {self.name_lines[name]})",
-                             line)
-        while self.position < len(self.tokens) and self.tokens[self.position][1] == line \
-                and self.tokens[self.position][0] != "{":
+            raise self.error(
+                f"duplicate joint name {name[:80]!r} (first defined on line {self.name_lines[name]})", line
+            )
+        while (
+            self.position < len(self.tokens)
+            and self.tokens[self.position][1] == line
+            and self.tokens[self.position][0] != "{"
+        ):
             self.position += 1  # the words of the name
         index = len(self.names)
         self.name_lines[name] = line
@@ -243,8 +254,14 @@ class _Hierarchy:
         return sum(len(c) for c in self.channels)
 
     def skeleton(self):
-        return Skeleton(self.names, self.parents, self.offsets, channels=self.channels,
-                        end_site_parents=self.end_parents, end_site_offsets=self.end_offsets)
+        return Skeleton(
+            self.names,
+            self.parents,
+            self.offsets,
+            channels=self.channels,
+            end_site_parents=self.end_parents,
+            end_site_offsets=self.end_offsets,
+        )
 
 
 def euler_order(channels):

@@ -10,8 +10,7 @@ from ...numtext import format_blocks
 from ...skeleton import POSITION_CHANNELS, ROTATION_CHANNELS
 
 
-def write_bvh(motion, path, *, precision=6, rotation_order=None, position_joints=None,
-              positions="replace"):
+def write_bvh(motion, path, *, precision=6, rotation_order=None, position_joints=None, positions="replace"):
     """Write `motion` to a BVH file; the file appears only once it is complete.
 
     precision        decimals of every number (default 6)
@@ -31,17 +30,25 @@ def write_bvh(motion, path, *, precision=6, rotation_order=None, position_joints
     if rotation_order is not None:
         euler, orders = _reordered(motion, rotation_order.upper())
     translations = motion.translations if positions == "replace" else motion.translations - skeleton.offsets
-    resolution = 0.5 * 10.0 ** -precision  # data below it cannot be written anyway
+    resolution = 0.5 * 10.0**-precision  # data below it cannot be written anyway
     order = _depth_first(skeleton.parents)
     frames = motion.frame_count
     moving = _spread(motion.translations, skeleton.offsets).max(axis=1) > resolution
     turning = _spread(euler, 0.0) > np.radians(resolution)
     layout, sources = {}, []  # sources: (is rotation, joint, slot) of every column
     for j in order:
-        layout[j] = _channels(skeleton, j, orders[j], rotation_order is None, turning[j],
-                              _wants_positions(skeleton, j, position_joints) or moving[j])
-        sources += [(True, j, orders[j].index(c[0])) if c in ROTATION_CHANNELS else (False, j, "XYZ".index(c[0]))
-                    for c in layout[j]]
+        layout[j] = _channels(
+            skeleton,
+            j,
+            orders[j],
+            rotation_order is None,
+            turning[j],
+            _wants_positions(skeleton, j, position_joints) or moving[j],
+        )
+        sources += [
+            (True, j, orders[j].index(c[0])) if c in ROTATION_CHANNELS else (False, j, "XYZ".index(c[0]))
+            for c in layout[j]
+        ]
     width = 3 * skeleton.joint_count
     values = np.empty((frames, 2, width))  # every angle (degrees) and translation, side by side
     np.degrees(euler.reshape(frames, width), out=values[:, 0])
@@ -61,11 +68,14 @@ def _require_finite(motion):
     """Refuse NaN or infinity anywhere in the skeleton or the motion, naming joint and frame."""
     names = motion.skeleton.names
     require_finite(motion.skeleton.offsets, lambda j, axis: f"OFFSET {'XYZ'[axis]} of joint {names[j]!r}")
-    require_finite(motion.skeleton.end_site_offsets, lambda e, axis: f"End Site OFFSET {'XYZ'[axis]} of joint "
-                                                                     f"{names[motion.skeleton.end_site_parents[e]]!r}")
+    require_finite(
+        motion.skeleton.end_site_offsets,
+        lambda e, axis: f"End Site OFFSET {'XYZ'[axis]} of joint {names[motion.skeleton.end_site_parents[e]]!r}",
+    )
     require_finite(motion.euler, lambda f, j, i: f"rotation {i + 1} of joint {names[j]!r} at frame {f}")
-    require_finite(motion.translations, lambda f, j, axis: f"translation {'XYZ'[axis]} of joint {names[j]!r} "
-                                                            f"at frame {f}")
+    require_finite(
+        motion.translations, lambda f, j, axis: f"translation {'XYZ'[axis]} of joint {names[j]!r} at frame {f}"
+    )
 
 
 def _spread(values, reference):
@@ -133,7 +143,9 @@ def _hierarchy(skeleton, order, layout, precision):
     lines = ["HIERARCHY"]
     open_joints = []  # (joint, depth) whose closing brace is pending
     for j in order:
-        depth = 0 if skeleton.parents[j] < 0 else next(d for k, d in reversed(open_joints) if k == skeleton.parents[j]) + 1
+        depth = (
+            0 if skeleton.parents[j] < 0 else next(d for k, d in reversed(open_joints) if k == skeleton.parents[j]) + 1
+        )
         _close(lines, open_joints, depth, ends, number)
         name = skeleton.names[j]
         if not name or any(c in name for c in "\r\n{}") or name != name.strip():
@@ -155,8 +167,12 @@ def _close(lines, open_joints, depth, ends, number):
         j, d = open_joints.pop()
         tab = "\t" * d
         for offset in ends.get(j, []):
-            lines += [f"{tab}\tEnd Site", f"{tab}\t{{",
-                      f"{tab}\t\tOFFSET " + " ".join(number.format(v) for v in offset), f"{tab}\t}}"]
+            lines += [
+                f"{tab}\tEnd Site",
+                f"{tab}\t{{",
+                f"{tab}\t\tOFFSET " + " ".join(number.format(v) for v in offset),
+                f"{tab}\t}}",
+            ]
         lines.append(f"{tab}}}")
 
 
