@@ -333,10 +333,11 @@ class ExportBVH(bpy.types.Operator, ExportHelper, _Axes):
         options = self.as_keywords(ignore=("filepath", "filter_glob", "check_existing", "use_scene_range"))
         if self.use_scene_range:
             options.update(frame_start=None, frame_end=None)  # pyright: ignore[reportAttributeAccessIssue]
+        path = self.filepath  # pyright: ignore[reportAttributeAccessIssue] - ExportHelper's, missing from the stubs
         try:
-            motion = export_bvh(context, context.active_object, self.filepath, **options)  # pyright: ignore[reportAttributeAccessIssue, reportCallIssue]
+            motion = export_bvh(context, context.active_object, path, **options)  # pyright: ignore[reportCallIssue]
         except Exception as error:
-            self.report({"ERROR"}, message(error, self.filepath))
+            self.report({"ERROR"}, message(error, path))
             return {"CANCELLED"}
         self.report({"INFO"}, f"Exported {motion.skeleton.joint_count} joints x {motion.frame_count} frames")
         return {"FINISHED"}

@@ -11,8 +11,9 @@ from ..core.errors import first_nonfinite
 
 SLOTTED_ACTIONS = bpy.app.version >= (4, 4, 0)
 _INTERPOLATION = {
-    item.identifier: item.value for item in bpy.types.Keyframe.bl_rna.properties["interpolation"].enum_items
-}  # pyright: ignore[reportAttributeAccessIssue]
+    item.identifier: item.value
+    for item in bpy.types.Keyframe.bl_rna.properties["interpolation"].enum_items  # pyright: ignore[reportAttributeAccessIssue]
+}
 
 
 def new_action(owner, name):

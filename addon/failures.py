@@ -20,7 +20,7 @@ class InFile:
     def __exit__(self, kind, error, trace):
         if isinstance(error, Exception) and self.path is not None and not hasattr(error, "import_file"):
             try:
-                error.import_file = str(self.path)
+                setattr(error, "import_file", str(self.path))  # noqa: B010 - an attribute Exception does not declare
             except AttributeError:  # an exception type without a __dict__
                 pass
         return False

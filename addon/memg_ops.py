@@ -308,17 +308,18 @@ class ExportMEMG(bpy.types.Operator, ExportHelper):
         return context.active_object is not None and context.active_object.type == "MESH"
 
     def execute(self, context):
+        path = self.filepath  # pyright: ignore[reportAttributeAccessIssue] - ExportHelper's, missing from the stubs
         try:
             animation = export_memg(
                 context,
                 context.active_object,
-                self.filepath,
-                tolerance=self.tolerance,  # pyright: ignore[reportAttributeAccessIssue]
+                path,
+                tolerance=self.tolerance,
                 relative=self.relative == "RELATIVE",
                 grouping=self.grouping,
             )
         except Exception as error:
-            self.report({"ERROR"}, message(error, self.filepath))
+            self.report({"ERROR"}, message(error, path))
             return {"CANCELLED"}
         ranks = sum(g.rank for g in animation.groups)
         self.report(
