@@ -16,6 +16,17 @@ def fresh_scene():
     return bpy.context.scene
 
 
+def armature_in_edit_mode(name):
+    """A new armature object in an empty scene, linked, active and in edit mode: (data, object)."""
+    fresh_scene()
+    armature = bpy.data.armatures.new(name)
+    obj = bpy.data.objects.new(name, armature)
+    bpy.context.collection.objects.link(obj)
+    bpy.context.view_layer.objects.active = obj
+    bpy.ops.object.mode_set(mode="EDIT")
+    return armature, obj
+
+
 def world_heads(obj, frame):
     """(J, 3) world-space head of every pose bone at `frame`, in pose-bone order, and the names."""
     bpy.context.scene.frame_set(frame)

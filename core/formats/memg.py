@@ -125,18 +125,26 @@ class _Stream:
         return values
 
 
+def _first_singular(transforms):
+    """(flat index, determinant) of the first transform (..., 3+, 3+) whose 3x3 part is singular
+    (all zero, flat) or whose determinant overflows; None when all are invertible."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        determinants = np.linalg.det(transforms[..., :3, :3]).ravel() if transforms.size else np.ones(0)
+    bad = np.flatnonzero(~(np.abs(determinants) > 0) | ~np.isfinite(determinants))
+    return (int(bad[0]), determinants[bad[0]]) if len(bad) else None
+
+
 def _require_invertible(path, affines, frames, start):
     """Refuse a local frame transform whose 3x3 part is singular (all zero, flat) or overflows."""
-    with np.errstate(over="ignore", invalid="ignore"):  # an overflow is refused below
-        determinants = np.linalg.det(affines[:, :, :3]) if len(affines) else np.ones(0)
-    bad = np.flatnonzero(~(np.abs(determinants) > 0) | ~np.isfinite(determinants))
-    if len(bad):
-        step, frame = divmod(int(bad[0]), frames)
+    singular = _first_singular(affines)
+    if singular is not None:
+        index, determinant = singular
+        step, frame = divmod(index, frames)
         raise ParseError(
             path,
             f"transform of local frame {frame} at timestep {step} is singular "
-            f"(determinant {determinants[bad[0]]:g}): it cannot place a group",
-            offset=start + 96 * bad[0],
+            f"(determinant {determinant:g}): it cannot place a group",
+            offset=start + 96 * index,
         )
 
 
@@ -290,9 +298,8 @@ def _checked_transforms(animation):
     if not len(transforms) and animation.frame_count:
         transforms = np.broadcast_to(np.eye(4), (1, animation.frame_count, 4, 4))
     require_finite(transforms, lambda k, t, *_: f"transform of local frame {k} at frame {t}")
-    with np.errstate(over="ignore", invalid="ignore"):
-        determinants = np.linalg.det(transforms[..., :3, :3])
-    if not np.all(np.abs(determinants) > 0):
-        k, t = np.argwhere(~(np.abs(determinants) > 0))[0]
+    singular = _first_singular(transforms)
+    if singular is not None:
+        k, t = np.unravel_index(singular[0], transforms.shape[:2])
         raise ValueError(f"transform of local frame {k} at frame {t} is singular: cannot write it")
     return transforms

@@ -4,7 +4,7 @@ world joint positions Blender shows."""
 import numpy as np
 import pytest
 
-from blender_scene import bpy, fresh_scene, world_heads
+from blender_scene import armature_in_edit_mode, bpy, fresh_scene, world_heads
 from mocap_io import core
 from mocap_io.addon.bvh_ops import export_bvh, import_bvh
 from mocap_io.addon.units import axis_matrix
@@ -78,12 +78,7 @@ def test_the_builtin_importer_reads_our_export(imported, tmp_path):
 
 def test_a_hand_made_rig_with_rolls_and_a_constraint(tmp_path):
     """Any armature exports: bones with roll, an object transform, and a constraint (evaluated)."""
-    fresh_scene()
-    armature = bpy.data.armatures.new("rig")
-    obj = bpy.data.objects.new("rig", armature)
-    bpy.context.collection.objects.link(obj)
-    bpy.context.view_layer.objects.active = obj
-    bpy.ops.object.mode_set(mode="EDIT")
+    armature, obj = armature_in_edit_mode("rig")
     root = armature.edit_bones.new("root")
     root.head, root.tail, root.roll = (0, 0, 1), (0, 0, 1.5), 0.7
     arm = armature.edit_bones.new("arm")

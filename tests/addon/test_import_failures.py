@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import fuzz_cases
-from blender_scene import bpy, data_counts, evaluated_vertices, fresh_scene, world_heads
+from blender_scene import armature_in_edit_mode, bpy, data_counts, evaluated_vertices, fresh_scene, world_heads
 from bvh_samples import SIMPLE
 from ensemble_samples import two_bars
 from mocap_io import core
@@ -113,12 +113,7 @@ def test_blender_names_are_the_names_blender_gives():
     raw = LONG + ["L" * 59 + ".001xx", "L" * 63]
     if bpy.app.version < (5, 0, 0):
         raw = [n for n in raw if n.isascii()]
-    fresh_scene()
-    armature = bpy.data.armatures.new("names")
-    obj = bpy.data.objects.new("names", armature)
-    bpy.context.collection.objects.link(obj)
-    bpy.context.view_layer.objects.active = obj
-    bpy.ops.object.mode_set(mode="EDIT")
+    armature, obj = armature_in_edit_mode("names")
     for name in raw:
         armature.edit_bones.new(name).tail = (0, 1, 0)
     bpy.ops.object.mode_set(mode="OBJECT")
