@@ -24,8 +24,8 @@ O = k O_r, origin o), so export needs no chain:
 
 import numpy as np
 
-from ..core.parallel import parallel_map
-from ..core.rotations import (
+from ...core.parallel import parallel_map
+from ...core.rotations import (
     euler_to_quat,
     matrix_to_quat,
     nearest_rotation,

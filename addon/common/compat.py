@@ -7,7 +7,7 @@ creates or reads F-curves goes through here, so no other module tests the versio
 import bpy
 import numpy as np
 
-from ..core.errors import first_nonfinite
+from ...core.errors import first_nonfinite
 
 SLOTTED_ACTIONS = bpy.app.version >= (4, 4, 0)
 _INTERPOLATION = {

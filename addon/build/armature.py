@@ -3,11 +3,11 @@
 import bpy
 import numpy as np
 
-from ..core import rotations
-from ..core.errors import first_nonfinite
-from . import compat
-from .names import blender_names
-from .pose_space import bone_bases
+from ...core import rotations
+from ...core.errors import first_nonfinite
+from ..common import compat
+from ..common.names import blender_names
+from ..common.pose_space import bone_bases
 
 
 def skeleton_matches(obj, skeleton):
