@@ -46,6 +46,7 @@ def build_motions(
     update_frame_range=True,
     one_armature=False,
     action_from_file=True,
+    bone_axes="ROLL",
 ):
     """Armatures with actions for `takes` [(path, Motion)]; a generator of progress steps (see
     progress.py) that returns the armature objects. All or nothing: on any error no new data-block
@@ -60,6 +61,8 @@ def build_motions(
                           keys placed in time)
     one_armature          one armature for takes of the same skeleton, one action per take
     action_from_file      name actions after their files (else after the armature)
+    bone_axes             how bones follow joint axes where the file has them: "ROLL" or "EXACT"
+                          (see armature.build_armature)
     Returns (objects, messages).
     """
     axes = axis_matrix(axis_forward, axis_up)
@@ -87,7 +90,7 @@ def build_motions(
                 messages.append(f"{name}: read as {unit} (scale {factor:g}) because {reason}")
             obj = objects[0] if one_armature and objects and skeleton_matches(objects[0], motion.skeleton) else None
             if obj is None:
-                obj = build_armature(context, motion.skeleton, name, axes, factor)
+                obj = build_armature(context, motion.skeleton, name, axes, factor, bone_axes)
                 file_record.remember_skeleton(obj.data, motion.skeleton, axes, factor)
                 objects.append(obj)
             keys = add_action(
