@@ -11,8 +11,10 @@ import numpy as np
 
 from ...errors import ParseError, first_nonfinite
 from ...markers import Analog, Event, Markers
+from ...parallel import parallel_map
 from .params import BLOCK, DEC, PROCESSORS, byte_order, floats, read_parameters, vax_to_ieee
 
+_CHUNK = 1 << 22  # bytes of the data section decoded per task
 _FRAMES_CAP = 65535  # the 16-bit frame counts of the header and of an integer POINT:FRAMES
 
 
@@ -103,20 +105,22 @@ class _Reader:
         record = (4 * points + channels * per_frame) * word
         start = self.data_start()
         frames = self.frame_count(record, start)
-        names = self.strings("POINT", "LABELS", points)
-        names = [n or f"point{i + 1}" for i, n in enumerate(names)]
-        table = self.table(start, frames, 4 * points + channels * per_frame, word)
-        positions, residuals, cameras = self.points(table[:, : 4 * points], frames, points, scale, start, record)
+        names = [n or f"point{i + 1}" for i, n in enumerate(self.strings("POINT", "LABELS", points))]
+        positions, residuals, cameras, values = self.section(start, frames, points, channels, per_frame, word, scale)
         analog = None
         if channels:
-            analog = self.analog(table[:, 4 * points :], frames, channels, per_frame, analog_rate, word, start, record)
+            analog = Analog(
+                values,
+                analog_rate,
+                [n or f"analog{i + 1}" for i, n in enumerate(self.strings("ANALOG", "LABELS", channels))],
+                self.strings("ANALOG", "UNITS", channels),
+                self.strings("ANALOG", "DESCRIPTIONS", channels),
+            )
         return Markers(
             names,
             positions,
             rate,
-            units=str(self.param("POINT", "UNITS", "mm"))
-            if np.ndim(self.param("POINT", "UNITS", "")) == 0
-            else (self.strings("POINT", "UNITS", 1)[0] or "mm"),
+            units=self.strings("POINT", "UNITS", 1)[0] or "mm",
             first_frame=self.first_frame(),
             residuals=residuals,
             camera_masks=cameras,
@@ -133,16 +137,22 @@ class _Reader:
         )
 
     def point_scale(self):
-        """POINT:SCALE (its sign says the storage: negative is float), else the header's."""
+        """The point scale: its sign says the storage (negative: float). POINT:SCALE and the
+        header's copy may disagree: integer data is scaled by the header's magnitude (what the
+        one such real file's data was written with), float data (where the scale only scales
+        residuals) by POINT:SCALE's; see docs/markers.md."""
         header = self.header["scale"]
         scale = self.number("POINT", "SCALE", header)
-        if not np.isfinite(scale) or scale == 0:
-            raise ParseError(self.path, f"POINT:SCALE is {scale}: expected a finite non-zero number", offset=12)
-        if scale != header and np.float32(scale) != np.float32(header):
+        for value, where in ((scale, "POINT:SCALE"), (header, "the header's scale")):
+            if not np.isfinite(value) or value == 0:
+                raise ParseError(self.path, f"{where} is {value}: expected a finite non-zero number", offset=12)
+        if np.float32(scale) != np.float32(header):
+            chosen = np.copysign(header, scale) if scale > 0 else scale
             self.warn(
                 f"POINT:SCALE {scale:g} and the header's scale {header:g} disagree; "
-                f"using {'POINT:SCALE' if (scale < 0) == (header < 0) else 'POINT:SCALE and its storage'}"
+                f"{'integer' if scale > 0 else 'float'} storage (the sign of POINT:SCALE), scale {chosen:g}"
             )
+            scale = chosen
         return float(np.float32(scale))
 
     def point_rate(self):
@@ -234,75 +244,94 @@ class _Reader:
             return _u32(start)
         return self.header["first_frame"]
 
-    def table(self, start, frames, words, word):
-        """(frames, words) raw data: int16 or float32 (decoded, native order)."""
-        count = frames * words
+    def section(self, start, frames, points, channels, per_frame, word, scale):
+        """Positions, residuals, camera masks and analog values of every frame: the data section as
+        one array, decoded in chunks of frames on parallel threads."""
+        columns = 4 * points + channels * per_frame
+        record = columns * word
+        positions = np.empty((frames, points, 3), np.float32)
+        residuals = np.empty((frames, points), np.float32)
+        cameras = np.empty((frames, points), np.uint8)
+        values = np.empty((frames * per_frame, channels), np.float32)
+        offsets, factors, unsigned = self.analog_scaling(channels, word)
+        step = max(1, _CHUNK // max(record, 1))
+
+        def decode(first):
+            last = min(first + step, frames)
+            table = self.table(start + first * record, last - first, columns, word)
+            quads = table[:, : 4 * points].reshape(-1, points, 4)
+            chunk = positions[first:last]
+            np.multiply(quads[..., :3], np.float32(scale) if word == 2 else np.float32(1), out=chunk, casting="unsafe")
+            finite = word == 2 or bool(np.isfinite(chunk).all())
+            words = quads[..., 3].astype(np.int32)  # float storage: the float holds the integer word
+            invalid = words < 0
+            np.multiply(words & 0xFF, np.float32(abs(scale)), out=residuals[first:last], casting="unsafe")
+            np.bitwise_and(words >> 8, 0x7F, out=cameras[first:last], casting="unsafe")
+            chunk[invalid] = np.nan
+            residuals[first:last][invalid] = np.nan
+            cameras[first:last][invalid] = 0
+            if channels:
+                raw = table[:, 4 * points :].reshape(-1, channels)
+                out = values[first * per_frame : last * per_frame]
+                if unsigned:
+                    raw = raw.view(np.uint16)
+                if factors is None:
+                    out[:] = raw
+                else:
+                    np.multiply(raw - offsets, factors, out=out, casting="unsafe")
+                finite = finite and (word == 2 and factors is None or bool(np.isfinite(out).all()))
+            return finite, invalid
+
+        for first, (finite, invalid) in zip(range(0, frames, step), parallel_map(decode, range(0, frames, step))):
+            if not finite:
+                self.non_finite(positions, invalid, values, first, step, start, record, 4 * points * word, per_frame)
+        return positions, residuals, cameras, values
+
+    def table(self, start, frames, columns, word):
+        """(frames, columns) raw data: int16 or float32 (decoded, native order)."""
+        count = frames * columns
         if word == 2:
             raw = np.frombuffer(self.data, self.order + "i2", count, start)
         elif self.processor == DEC:
             raw = vax_to_ieee(np.frombuffer(self.data, "<u4", count, start))
         else:
             raw = np.frombuffer(self.data, self.order + "f4", count, start)
-        return raw.reshape(frames, words)
+        return raw.reshape(frames, columns)
 
-    def points(self, table, frames, points, scale, start, record):
-        """Positions (NaN where invalid), residuals (NaN where invalid) and camera masks."""
-        quads = table.reshape(frames, points, 4)
-        if table.dtype.kind == "i":
-            words = quads[..., 3]
-            positions = quads[..., :3].astype(np.float32)
-            positions *= np.float32(scale)
-        else:
-            words = quads[..., 3].astype(np.int32)  # the float holds the integer word
-            positions = quads[..., :3].astype(np.float32)
-        invalid = words < 0
-        words = words.astype(np.uint16)
-        residuals = (words & 0xFF).astype(np.float32) * np.float32(abs(scale))
-        cameras = (words >> 8).astype(np.uint8) & np.uint8(0x7F)
-        positions[invalid] = np.nan
-        residuals[invalid] = np.nan
-        cameras[invalid] = 0
-        bad = first_nonfinite(np.where(invalid[..., None], 0, positions))
+    def non_finite(self, positions, invalid, values, first, step, start, record, analog_start, per_frame):
+        """Raise ParseError at the first non-finite coordinate of a seen marker, or analog value,
+        in the chunk of frames starting at `first`."""
+        chunk = positions[first : first + step]
+        bad = first_nonfinite(np.where(invalid[..., None], 0, chunk))
         if bad is not None:
             frame, point, axis = bad
             raise ParseError(
                 self.path,
-                f"frame {frame + 1}, point {point + 1}: coordinate {'XYZ'[axis]} is {positions[bad]}",
-                offset=start + frame * record + (4 * point + axis) * (4 if table.dtype.kind == "f" else 2),
+                f"frame {first + frame + 1}, point {point + 1}: coordinate {'XYZ'[axis]} is {chunk[bad]}",
+                offset=start + (first + frame) * record + (4 * point + axis) * 4,
             )
-        return positions, residuals, cameras
-
-    def analog(self, table, frames, channels, per_frame, rate, word, start, record):
-        raw = table.reshape(frames * per_frame, channels)
-        if word == 2 and str(self.strings("ANALOG", "FORMAT", 1)[0]).upper().startswith("UNSIGNED"):
-            raw = raw.view(np.uint16)
-        scales = self.channel_numbers("SCALE", channels, 1.0)
-        offsets = self.channel_numbers("OFFSET", channels, 0)
-        if word == 2 and self.param("ANALOG", "OFFSET") is not None:
-            offsets = offsets.astype(np.int16).astype(float) if raw.dtype == np.int16 else offsets.astype(np.uint16)
-        general = self.number("ANALOG", "GEN_SCALE", 1.0)
-        factors = (scales * general).astype(np.float64)
-        if not np.isfinite(factors).all() or not np.isfinite(offsets).all():
-            raise ParseError(self.path, "ANALOG:SCALE, OFFSET or GEN_SCALE is not finite", offset=start)
-        values = ((raw - offsets.astype(np.float64)) * factors).astype(np.float32)
-        bad = first_nonfinite(values)
-        if bad is not None:
-            sample, channel = bad
-            frame, sub = divmod(sample, per_frame)
-            raise ParseError(
-                self.path,
-                f"analog channel {channel + 1}, sample {sample + 1}: {values[bad]}",
-                offset=start
-                + frame * record
-                + word * (len(table[0]) * 0 + (record // word - per_frame * channels) + sub * channels + channel),
-            )
-        return Analog(
-            values,
-            rate,
-            [n or f"analog{i + 1}" for i, n in enumerate(self.strings("ANALOG", "LABELS", channels))],
-            self.strings("ANALOG", "UNITS", channels),
-            self.strings("ANALOG", "DESCRIPTIONS", channels),
+        samples = values[first * per_frame : (first + step) * per_frame]
+        sample, channel = first_nonfinite(samples)
+        frame, sub = divmod(sample, per_frame)
+        raise ParseError(
+            self.path,
+            f"analog channel {channel + 1}, sample {first * per_frame + sample + 1}: {samples[sample, channel]}",
+            offset=start + (first + frame) * record + analog_start + 4 * (sub * values.shape[1] + channel),
         )
+
+    def analog_scaling(self, channels, word):
+        """(offsets, factors, unsigned) of the analog channels: value = (raw - offset) * factor,
+        factor = SCALE x GEN_SCALE; factors None when every offset is 0 and every factor 1."""
+        unsigned = word == 2 and self.strings("ANALOG", "FORMAT", 1)[0].upper().startswith("UNSIGNED")
+        offsets = self.channel_numbers("OFFSET", channels, 0.0)
+        if unsigned:
+            offsets = np.where(offsets < 0, offsets + 65536, offsets)  # 16-bit offsets of unsigned samples
+        factors = self.channel_numbers("SCALE", channels, 1.0) * self.number("ANALOG", "GEN_SCALE", 1.0)
+        if not (np.isfinite(factors).all() and np.isfinite(offsets).all()):
+            raise ParseError(self.path, "ANALOG:SCALE, OFFSET or GEN_SCALE is not finite", offset=BLOCK)
+        if not offsets.any() and (factors == 1).all():
+            return offsets, None, unsigned
+        return offsets, factors, unsigned
 
     def channel_numbers(self, name, count, default):
         """ANALOG:SCALE or OFFSET (and SCALE2, ...) for `count` channels, `default` past their end."""
