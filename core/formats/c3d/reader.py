@@ -21,9 +21,10 @@ _FRAMES_CAP = 65535  # the 16-bit frame counts of the header and of an integer P
 def read_c3d(path, *, strict=False):
     """Read a C3D file into Markers (positions in POINT:UNITS, float32 as stored or scaled).
 
-    strict  if True, parameter next-pointers that disagree with the parameter sizes raise
-            ParseError; by default the pointers are followed with a warning (real files from
-            OptiTrack and others need it; see docs/markers.md)
+    strict  if True, parameter next-pointers that disagree with the parameter sizes, and a file
+            that ends inside a frame, raise ParseError; by default the pointers are followed and
+            the whole frames read, with a warning (real files from OptiTrack and others need the
+            pointers; see docs/markers.md)
     """
     with open(path, "rb") as f:
         data = f.read()
@@ -35,7 +36,7 @@ def read_c3d(path, *, strict=False):
     if data[0] < 2:
         raise ParseError(path, f"parameter section at block {data[0]}: expected block 2 or later", offset=0)
     groups, processor = read_parameters(data, (data[0] - 1) * BLOCK, path, strict)
-    return _Reader(path, data, groups, processor).markers()
+    return _Reader(path, data, groups, processor, strict).markers()
 
 
 def _header(data, processor):
@@ -62,8 +63,9 @@ def _header(data, processor):
 
 
 class _Reader:
-    def __init__(self, path, data, groups, processor):
+    def __init__(self, path, data, groups, processor, strict):
         self.path, self.data, self.groups, self.processor = path, data, groups, processor
+        self.strict = strict
         self.header = _header(data, processor)
         self.order = byte_order(processor)
 
@@ -224,8 +226,13 @@ class _Reader:
         if record == 0:
             return declared
         if declared > held:
-            if not held:
-                raise ParseError(self.path, f"{declared} frames declared, the data section holds none", offset=start)
+            cut = start + held * record
+            if cut < len(self.data) and self.strict:
+                raise ParseError(
+                    self.path,
+                    f"file ends inside frame {held + 1} of the {declared} declared (strict=False reads {held})",
+                    offset=len(self.data),
+                )
             self.warn(f"{declared} frames declared, the data section holds {held}: reading {held}")
             return held
         if declared == _FRAMES_CAP and (held - declared) * record >= BLOCK:
