@@ -42,15 +42,6 @@ def vax_to_ieee(words):
     return values
 
 
-def ieee_to_vax(values):
-    """Little-endian uint32 words of VAX F-floats for float32 `values` (the inverse of vax_to_ieee;
-    numbers below 2**-126 become 0)."""
-    bits = np.asarray(values, np.float32).view(np.uint32)
-    exponent = (bits >> np.uint32(23)) & np.uint32(0xFF)
-    bits = np.where(exponent > 0, bits + np.uint32(2 << 23), np.uint32(0))
-    return (bits >> np.uint32(16)) | (bits << np.uint32(16))
-
-
 def read_parameters(data, start, path, strict):
     """(groups {name: Group}, processor) of the parameter section at byte `start` of `data`.
 

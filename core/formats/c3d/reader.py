@@ -238,7 +238,7 @@ class _Reader:
         if declared == _FRAMES_CAP and (held - declared) * record >= BLOCK:
             self.warn(f"{declared} frames declared (the 16-bit limit), the data section holds {held}: reading {held}")
             return held
-        if header != declared and header != _FRAMES_CAP and 0 < header:
+        if header != declared and self.header["last_frame"] != _FRAMES_CAP and 0 < header:
             self.warn(
                 f"the header's frames {self.header['first_frame']}..{self.header['last_frame']} ({header}) and "
                 f"the parameters' {declared} disagree; the data section holds {held}: reading {declared}"
@@ -269,9 +269,9 @@ class _Reader:
             quads = table[:, : 4 * points].reshape(-1, points, 4)
             chunk = positions[first:last]
             np.multiply(quads[..., :3], np.float32(scale) if word == 2 else np.float32(1), out=chunk, casting="unsafe")
-            finite = word == 2 or bool(np.isfinite(chunk).all())
             words = quads[..., 3].astype(np.int32)  # float storage: the float holds the integer word
             invalid = words < 0
+            finite = word == 2 or bool(np.isfinite(chunk).all() or np.isfinite(chunk).all(axis=2)[~invalid].all())
             np.multiply(words & 0xFF, np.float32(abs(scale)), out=residuals[first:last], casting="unsafe")
             np.bitwise_and(words >> 8, 0x7F, out=cameras[first:last], casting="unsafe")
             chunk[invalid] = np.nan

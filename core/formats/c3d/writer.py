@@ -28,7 +28,8 @@ def write_c3d(markers, path):
     """
     positions = markers.positions
     require_finite(
-        np.nan_to_num(positions, nan=0.0), lambda f, m, axis: f"marker {markers.names[m]!r} {'XYZ'[axis]} at frame {f}"
+        np.where(np.isnan(positions), 0, positions),
+        lambda f, m, axis: f"marker {markers.names[m]!r} {'XYZ'[axis]} at frame {f}",
     )
     analog = markers.analog
     if analog is not None:
@@ -55,7 +56,8 @@ def write_c3d(markers, path):
         f.write(header)
         f.write(section)
         f.write(record.tobytes())
-        f.write(b"\0" * (-record.nbytes % BLOCK))
+        if frames <= _FRAMES_CAP:  # a longer take ends with its last frame: ezc3d reads to the end
+            f.write(b"\0" * (-record.nbytes % BLOCK))
 
 
 def _scale(markers):
@@ -138,7 +140,7 @@ def _parameters(markers, scale, per_frame):
     channels = markers.analog
     count = 0 if channels is None else len(channels.names)
     analog["USED"] = Parameter(np.array(count, np.int16), "Number of analog channels")
-    analog["RATE"] = Parameter(np.array(markers.rate * max(per_frame, 1), np.float32), "Analog samples per second")
+    analog["RATE"] = Parameter(np.array(markers.rate * per_frame, np.float32), "Analog samples per second")
     analog["GEN_SCALE"] = Parameter(np.array(1.0, np.float32), "General scale factor")
     analog["FORMAT"] = Parameter(np.array("SIGNED"), "Integer storage: SIGNED or UNSIGNED")
     _numbers(analog, "SCALE", np.ones(count, np.float32), "Channel scale factors")
