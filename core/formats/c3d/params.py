@@ -160,6 +160,8 @@ class _Walk:
         if int(kind) not in _TYPES:
             raise self.error(f"parameter {name}: type {kind}, expected -1 (char), 1 (byte), 2 (int) or 4 (real)", body)
         rank = int(rank) & 0xFF
+        if rank > 7:
+            raise self.error(f"parameter {name}: {rank} dimensions, C3D allows at most 7", body + 1)
         dims = tuple(int(d) for d in self.bytes_at(body + 2, rank, f"dimensions of parameter {name}"))
         count = int(np.prod(dims, dtype=np.int64))
         start = body + 2 + rank

@@ -220,6 +220,8 @@ class _Reader:
 
     def frame_count(self, record, start):
         """The declared frame count, checked against the bytes the data section holds."""
+        if start >= len(self.data) and record:
+            raise ParseError(self.path, f"the data section starts at byte {start}, past the end of the file", offset=16)
         held = (len(self.data) - start) // record if record else 0
         declared = max(self.declared_frames(), 0)
         header = self.header["last_frame"] - self.header["first_frame"] + 1
