@@ -27,10 +27,12 @@ def write_c3d(markers, path):
     format's byte): the scale as read, else the largest coordinate / 32000 (c3d.org's rule).
     """
     positions = markers.positions
-    require_finite(
-        np.where(np.isnan(positions), 0, positions),
-        lambda f, m, axis: f"marker {markers.names[m]!r} {'XYZ'[axis]} at frame {f}",
-    )
+    missing = np.isnan(positions).any(axis=2)
+    if np.isinf(positions).any():
+        require_finite(
+            np.where(np.isnan(positions), 0, positions),
+            lambda f, m, axis: f"marker {markers.names[m]!r} {'XYZ'[axis]} at frame {f}",
+        )
     analog = markers.analog
     if analog is not None:
         require_finite(analog.values, lambda s, c: f"analog channel {analog.names[c]!r} sample {s}")
@@ -48,14 +50,15 @@ def write_c3d(markers, path):
     header = _header(markers, scale, data_block, channels * per_frame, per_frame)
     record = np.zeros((frames, 4 * points + channels * per_frame), dtype="<f4")
     quads = record[:, : 4 * points].reshape(frames, points, 4)
-    quads[..., 3] = _words(markers, scale)
-    quads[..., :3] = np.where(np.isnan(positions).any(axis=2, keepdims=True), 0, positions)
+    quads[..., 3] = _words(markers, missing, scale)
+    quads[..., :3] = positions
+    quads[missing, :3] = 0
     if channels:
         record[:, 4 * points :] = analog.values.reshape(frames, per_frame * channels)
     with atomic_write(path) as f:
         f.write(header)
         f.write(section)
-        f.write(record.tobytes())
+        f.write(memoryview(record).cast("B"))
         if frames <= _FRAMES_CAP:  # a longer take ends with its last frame: ezc3d reads to the end
             f.write(b"\0" * (-record.nbytes % BLOCK))
 
@@ -69,10 +72,9 @@ def _scale(markers):
     return float(np.float32(largest / 32000 if largest > 0 else 1.0))
 
 
-def _words(markers, scale):
+def _words(markers, missing, scale):
     """The fourth word of every point (a float holding the integer): -1 where missing, else the
     camera mask (high byte) and the residual in units of |scale| (low byte)."""
-    missing = np.isnan(markers.positions).any(axis=2)
     word = np.zeros(missing.shape, np.float32)
     if markers.residuals is not None:
         residual = np.nan_to_num(np.asarray(markers.residuals, np.float64) / scale, nan=0.0)
