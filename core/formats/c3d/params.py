@@ -170,19 +170,20 @@ class _Walk:
         if next_entry is not None and start + len(raw) > next_entry:
             return start + len(raw) + 1  # its data runs into the next entry: dropped (lenient)
         description, end = self.description(start + len(raw), next_entry)
-        self.parameter_entries.append(
-            (ident, name, Parameter(self.value(int(kind), dims, raw), description, locked), offset)
-        )
+        value = self.value(name, int(kind), dims, raw, body)
+        self.parameter_entries.append((ident, name, Parameter(value, description, locked), offset))
         return end
 
-    def value(self, kind, dims, raw):
+    def value(self, name, kind, dims, raw, offset):
         shape = dims[::-1]
-        if kind == -1:
-            if not dims:
-                return np.array(raw.decode("latin-1").rstrip(" \0"))
-            width = dims[0]
-            strings = np.frombuffer(raw, f"S{width}") if width else np.zeros(shape[:-1], "S1")
-            return np.char.rstrip(np.char.decode(strings, "latin-1"), " \0").reshape(shape[:-1])
+        if kind == -1:  # strings of dims[0] characters, blanks and NULs at the end removed
+            width = dims[0] if dims else len(raw)
+            count = int(np.prod(dims[1:], dtype=np.int64))
+            if not width and count > self.end - self.start:  # no bytes: bound the empty strings
+                raise self.error(f"parameter {name}: {count} empty strings", offset)
+            text = raw.decode("latin-1")
+            strings = [text[i : i + width].rstrip(" \0") for i in range(0, width * count, width)] if width else []
+            return np.array(strings or [""] * count, dtype=str).reshape(shape[:-1])
         if kind == 4:
             return floats(raw, self.processor).reshape(shape)
         return np.frombuffer(raw, self.order + _TYPES[kind]).astype(_TYPES[kind]).reshape(shape)
