@@ -43,7 +43,7 @@ def _header(data, processor):
     order = byte_order(processor)
     words = np.frombuffer(data, order + "u2", 256)
     scale, rate = floats(data, processor, 1, 12)[0], floats(data, processor, 1, 20)[0]
-    events = int(words[150]) if words[149] == 0x3039 or words[150] <= 18 else 0
+    events = min(int(words[150]), 18)  # the header holds up to 18 events
     return {
         "points": int(words[1]),
         "analog_per_frame_total": int(words[2]),
@@ -54,11 +54,9 @@ def _header(data, processor):
         "data_start": int(words[8]),
         "analog_per_frame": int(words[9]),
         "rate": float(rate),
-        "event_times": floats(data, processor, min(events, 18), 304).astype(float).tolist(),
-        "event_labels": [
-            data[396 + 4 * i : 400 + 4 * i].decode("latin-1").strip(" \0") for i in range(min(events, 18))
-        ],
-        "event_flags": list(data[376 : 376 + min(events, 18)]),
+        "event_times": floats(data, processor, events, 304).astype(float).tolist(),
+        "event_labels": [data[396 + 4 * i : 400 + 4 * i].decode("latin-1").strip(" \0") for i in range(events)],
+        "event_flags": list(data[376 : 376 + events]),
     }
 
 
