@@ -138,6 +138,7 @@ def add_action(obj, motion, name, axes, scale, *, rotation_mode, frames):
 
     rotation_mode  "QUATERNION", or "NATIVE" for Euler in each joint's order from the file
     frames         (F,) scene frame of each motion frame
+    A motion with scales (HTR's SF) keys each scaled bone's scale, which no bone inherits.
 
     Each joint's keys are computed on worker threads (numpy releases the GIL) while this thread
     hands the previous joint's to Blender.
@@ -160,8 +161,14 @@ def add_action(obj, motion, name, axes, scale, *, rotation_mode, frames):
         if skeleton.has_positions(j) or np.any(location != 0):
             values = np.hstack([values, location])
             curves += [(paths[j] + ".location", i) for i in range(3)]
+        if motion.scales is not None and np.any(motion.scales[:, j] != 1):
+            values = np.hstack([values, np.repeat(motion.scales[:, j, None], 3, axis=1)])
+            curves += [(paths[j] + ".scale", i) for i in range(3)]
         return curves, compat.key_points(frames, values, [f"{names[j]}: {p}[{i}]" for p, i in curves])
 
+    if motion.scales is not None:  # a joint's scale sizes its own segment only (see core.motion)
+        for joint in names:
+            obj.data.bones[joint].inherit_scale = "NONE"
     _, fcurves = compat.new_action(obj, name)
     linear = compat.interpolations(len(frames))
     for j, (curves, co) in enumerate(parallel_map(keys, range(skeleton.joint_count))):

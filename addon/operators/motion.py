@@ -19,6 +19,15 @@ _ORDERS = [
     for o in ("ZXY", "XYZ", "XZY", "YXZ", "YZX", "ZYX")
 ]
 
+BONE_AXES = [
+    (
+        "ROLL",
+        "Along Bones, Rolled",
+        "Bones point at their children, rolled so their axes are the file's turned the least",
+    ),
+    ("EXACT", "Exact", "Bone axes are the file's: pose values are the file's rotations (bones may point anywhere)"),
+]
+
 
 class Axes:
     axis_forward: EnumProperty(name="Forward", items=AXES, default="-Z", description="The file's forward axis")
