@@ -2,15 +2,12 @@
 build.motions, the export options of read.armature, and their execute. A format's operators add
 its own options and name the functions that do the work."""
 
-import os
-
-import bpy
 import numpy as np
-from bpy.props import BoolProperty, CollectionProperty, EnumProperty, FloatProperty, IntProperty, StringProperty
+from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty
 from bpy_extras.io_utils import ExportHelper
 
 from ..common.failures import message
-from ..common.registration import DroppableImport
+from ..common.registration import FilesImport
 from ..common.units import AXES, axis_matrix
 from ..read.armature import armature_motion
 
@@ -43,15 +40,13 @@ class Axes:
     )
 
 
-class MotionImport(DroppableImport, Axes):
+class MotionImport(FilesImport, Axes):
     """Operator mixin for importing motion files as armatures with actions. A format sets `label`
     and `import_steps(context, paths, **options)` (a generator of progress steps returning
     (objects, messages), see build.motions)."""
 
     bl_options = {"REGISTER", "UNDO", "PRESET"}
     label = ""
-    files: CollectionProperty(type=bpy.types.OperatorFileListElement, options={"HIDDEN", "SKIP_SAVE"})
-    directory: StringProperty(subtype="DIR_PATH", options={"HIDDEN", "SKIP_SAVE"})
 
     auto_scale: BoolProperty(
         name="Auto Scale",
@@ -101,13 +96,6 @@ class MotionImport(DroppableImport, Axes):
         default=True,
         description="Name each action after its file (else after the armature)",
     )
-
-    def paths(self):
-        return [os.path.join(self.directory, f.name) for f in self.files if f.name] or [self.filepath]  # pyright: ignore[reportAttributeAccessIssue]
-
-    def steps(self, context):
-        ignore = ("filepath", "files", "directory", "filter_glob", "check_existing", "interactive")
-        return self.import_steps(context, self.paths(), **self.as_keywords(ignore=ignore))  # pyright: ignore[reportAttributeAccessIssue]
 
     def finished(self, context, result):
         objects, messages = result
