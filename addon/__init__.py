@@ -2,17 +2,28 @@
 Nothing here parses a file; nothing in core knows Blender.
 
 Scripts call the plain functions behind the operators: `import_bvh`, `export_bvh`, `import_memg`,
-`export_memg` (see each for its options)."""
+`export_memg`, `import_markers` and `export_markers` (C3D and TRC; see each for its options)."""
 
 import bpy
 
 from .build.ensemble import import_memg
-from .operators import bvh, memg
+from .build.markers import import_markers
+from .operators import bvh, c3d, memg, trc
 from .operators.bvh import export_bvh, import_bvh
+from .read.markers import export_markers
 from .read.mesh import export_memg
 
-__all__ = ["export_bvh", "export_memg", "import_bvh", "import_memg", "register", "unregister"]
-_MODULES = (bvh, memg)
+__all__ = [
+    "export_bvh",
+    "export_markers",
+    "export_memg",
+    "import_bvh",
+    "import_markers",
+    "import_memg",
+    "register",
+    "unregister",
+]
+_MODULES = (bvh, memg, c3d, trc)
 
 
 def register():
