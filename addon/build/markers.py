@@ -27,6 +27,8 @@ from .mesh import add_vertex_groups, float32_flat
 from .motions import READING, frame_plan, read_takes, update_scene
 
 LENGTHS = {"mm": 0.001, "cm": 0.01, "m": 1.0, "in": 0.0254}  # metres per unit, as C3D and TRC files name them
+# (forward, up) by extension: C3D labs are usually Z up (Blender's axes), TRC files Y up (OpenSim, Motion Analysis)
+AXES = {".c3d": ("Y", "Z"), ".trc": ("-Z", "Y")}
 _SINGLE = Fraction(1, 2**24)  # relative rounding of a single-precision number (C3D's POINT:RATE)
 _CHUNK = 1 << 16  # frames converted at a time (the float64 intermediate stays small)
 
@@ -59,8 +61,8 @@ def build_markers(
     *,
     representation="EMPTIES",
     units="FILE",
-    axis_forward="Y",
-    axis_up="Z",
+    axis_forward=None,
+    axis_up=None,
     frame_start=1,
     frame_rate="SNAP",
     update_frame_range=True,
@@ -75,7 +77,7 @@ def build_markers(
                           modifier from a .pc2 written beside the file, a sphere instanced on each)
     units                 "FILE" (the file's unit: mm, cm, m or in; else mm, reported) or one of
                           LENGTHS: positions become metres
-    axis_forward, axis_up the file's axes
+    axis_forward, axis_up the file's axes (None: the format's usual ones, see AXES)
     frame_start           scene frame of each file's first frame
     frame_rate            "SNAP" (the scene takes the first file's rate; a rate within single
                           precision of a standard rate is that rate: 59.94 stays 59.94), "EXACT"
@@ -84,7 +86,6 @@ def build_markers(
                           (Blender deselects objects while they are hidden)
     marker_size           radius of a marker's sphere, in metres
     """
-    axes = axis_matrix(axis_forward, axis_up)
     scene = context.scene
     render_rate, keys_at = frame_plan(scene, takes, _file_rate, frame_start, frame_rate)
     objects, messages, caches, last_frame = [], [], [], frame_start
@@ -96,7 +97,7 @@ def build_markers(
             scale, note = _metres_per_unit(markers.units, units)
             if note:
                 messages.append(f"{name}: {note}")
-            convert = scale * axes
+            convert = scale * file_axes(path, axis_forward, axis_up)
             if representation == "POINT_CLOUD":
                 yield READING + (1 - READING) * done / max(total, 1), f"{name}: point cloud"
                 obj, cache = _point_cloud(context, markers, name, convert, frames, path, marker_size)
@@ -128,6 +129,13 @@ def build_markers(
 
 def _is_c3d(path):
     return os.fspath(path).lower().endswith(".c3d")
+
+
+def file_axes(path, forward=None, up=None):
+    """The axis matrix (file -> Blender) of a marker file: `forward` and `up`, each by default the
+    usual one of its format (AXES, by the extension of `path`)."""
+    usual = AXES.get(os.path.splitext(os.fspath(path))[1].lower(), AXES[".c3d"])
+    return axis_matrix(forward or usual[0], up or usual[1])
 
 
 def _file_rate(markers, exact=False):

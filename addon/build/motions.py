@@ -20,8 +20,8 @@ READING = 0.2  # the share of the progress bar that reading the files takes
 
 def read_takes(sources):
     """A generator of progress steps that reads `sources` [(path, read)], where read() returns the
-    file's Motion; returns ([(path, motion)], warning messages). An error propagates with the file
-    it concerns as its `import_file` (see failures.py)."""
+    file's model (a Motion, Markers); returns ([(path, model)], warning messages). An error
+    propagates with the file it concerns as its `import_file` (see failures.py)."""
     takes, messages = [], []
     for i, (path, read) in enumerate(sources):
         yield READING * i / len(sources), f"reading {os.path.basename(path)}"

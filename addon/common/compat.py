@@ -121,7 +121,7 @@ def sample(curve, frames, default):
     if plain and len(keys) == len(frames) and np.array_equal(keys, frames):
         return values
     linear, constant = _INTERPOLATION["LINEAR"], _INTERPOLATION["CONSTANT"]
-    if plain and curve.extrapolation == "CONSTANT" and np.isin(kinds[:-1], (linear, constant)).all():
+    if plain and curve.extrapolation == "CONSTANT" and ((kinds[:-1] == linear) | (kinds[:-1] == constant)).all():
         before = np.clip(np.searchsorted(keys, frames, side="right") - 1, 0, len(keys) - 1)
         return np.where(kinds[before] == constant, values[before], np.interp(frames, keys, values))
     return np.array([curve.evaluate(float(f)) for f in frames])

@@ -4,10 +4,11 @@ build.markers.import_markers and read.markers.export_markers."""
 import bpy
 from bpy.props import BoolProperty, StringProperty
 
+from ..build.markers import AXES
 from ..common.registration import file_format
 from .markers import MarkerExport, MarkerImport, axes
 
-_FORWARD, _UP = axes("Y", "Z")  # C3D labs are usually Z up: Blender's axes
+_FORWARD, _UP = axes(*AXES[".c3d"])
 
 
 class ImportC3D(bpy.types.Operator, MarkerImport):

@@ -6,7 +6,7 @@ from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty
 from bpy_extras.io_utils import ExportHelper
 
 from ..build.markers import import_markers_steps
-from ..common.failures import message
+from ..common.failures import message, one_line
 from ..common.registration import FilesImport
 from ..common.units import AXES
 from ..read.markers import export_markers
@@ -92,7 +92,7 @@ class MarkerImport(FilesImport):
         objects, messages = result
         paths = tuple(self.paths())
         for text in messages:  # the reader's warnings name the file
-            self.report({"WARNING"} if text.startswith(paths) else {"INFO"}, text)  # pyright: ignore[reportAttributeAccessIssue]
+            self.report({"WARNING"} if text.startswith(paths) else {"INFO"}, one_line(text))  # pyright: ignore[reportAttributeAccessIssue]
         self.report({"INFO"}, f"Imported {len(paths)} file(s)")  # pyright: ignore[reportAttributeAccessIssue]
 
 

@@ -4,10 +4,11 @@ build.markers.import_markers and read.markers.export_markers."""
 import bpy
 from bpy.props import StringProperty
 
+from ..build.markers import AXES
 from ..common.registration import file_format
 from .markers import MarkerExport, MarkerImport, axes
 
-_FORWARD, _UP = axes("-Z", "Y")  # TRC files are usually Y up (OpenSim, Motion Analysis)
+_FORWARD, _UP = axes(*AXES[".trc"])
 
 
 class ImportTRC(bpy.types.Operator, MarkerImport):

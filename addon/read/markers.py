@@ -1,15 +1,16 @@
 """Blender -> Markers: the world positions of empties, or of a mesh's vertices, over a frame range,
 written to C3D or TRC (`export_markers`, which scripts can call too); the mirror of build.markers."""
 
+import math
 from fractions import Fraction
 
 import numpy as np
 
 from ... import core
 from ...core.markers import Markers
-from ..build.markers import LENGTHS
+from ..build.markers import LENGTHS, file_axes
 from ..common import compat, file_record
-from ..common.units import axis_matrix, scene_fps
+from ..common.units import scene_fps
 from .mesh import sample_meshes
 
 # what an empty's own keys may move without moving its origin (anything else: evaluate the scene)
@@ -30,14 +31,15 @@ _CONSTANT = compat.interpolations(1, "CONSTANT")[0]
 
 
 def export_markers(
-    context, objects, path, *, frame_start=None, frame_end=None, units="mm", axis_forward="Y", axis_up="Z"
+    context, objects, path, *, frame_start=None, frame_end=None, units="mm", axis_forward=None, axis_up=None
 ):
     """Write the world positions of `objects` at every frame of the range (the scene's by default)
     to a C3D or TRC file (by extension); returns the Markers written.
 
     objects  empties (one whose children are empties stands for them: an imported file's parent),
              or one mesh (its evaluated vertices; no gaps)
-    units    the file's length unit (a key of build.markers.LENGTHS); axis_forward, axis_up its axes
+    units    the file's length unit (a key of build.markers.LENGTHS); axis_forward, axis_up its
+             axes (None: the format's usual ones, see build.markers.AXES)
     An empty is missing (a NaN gap) where it is hidden in viewports and, for an imported marker,
     where its location is unkeyed: before its first key, after its last, and from a constant key
     to the next (see build.markers). Names: the file's labels for imported markers, else the
@@ -61,26 +63,27 @@ def export_markers(
         names, world, records = _empty_points(context, empties, frames)
     likely = tuple(Fraction(r["rate"]) for r in records if isinstance(r.get("rate"), str))
     with np.errstate(over="ignore"):  # beyond float32: refused by the writer as infinite
-        positions = (world @ axis_matrix(axis_forward, axis_up) / LENGTHS[units]).astype(np.float32)
+        positions = (world @ file_axes(path, axis_forward, axis_up) / LENGTHS[units]).astype(np.float32)
     markers = Markers(names, positions, float(scene_fps(scene, likely)), units=units)
     core.write(markers, path)
     return markers
 
 
 def _marker_empties(objects):
-    """The empties to export, a parent standing for its empty children, in file order (by the
-    recorded index) within each parent."""
+    """The empties to export, in the order given, a parent standing for its empty children (in
+    the order of the file they came from)."""
     chosen = {}
     for obj in objects:
         if obj.type == "EMPTY":
-            children = [c for c in obj.children if c.type == "EMPTY"]
-            chosen.update((c.as_pointer(), c) for c in children or [obj])
+            children = sorted((c for c in obj.children if c.type == "EMPTY"), key=_file_order)
+            for empty in children or [obj]:
+                chosen.setdefault(empty.as_pointer(), empty)
+    return list(chosen.values())
 
-    def order(obj):
-        index = file_record.recall_markers(obj).get("index")
-        return (obj.parent.name if obj.parent else "", index if isinstance(index, int) else float("inf"), obj.name)
 
-    return sorted(chosen.values(), key=order)
+def _file_order(obj):
+    index = file_record.recall_markers(obj).get("index")
+    return (index if isinstance(index, int) else math.inf, obj.name)
 
 
 def _mesh_points(context, obj, frames):
@@ -105,27 +108,29 @@ def _empty_points(context, empties, frames):
     """(names, world positions (F, M, 3) with NaN gaps, records of their parents) of empties:
     from their keys where nothing else moves them, else by stepping the scene."""
     context.view_layer.update()  # matrix_world of an object moved since the last evaluation
-    positions = np.empty((len(frames), len(empties), 3))
-    hidden = np.zeros((len(frames), len(empties)), dtype=bool)
+    positions = np.empty((len(empties), len(frames), 3))  # marker-major while filled
+    hidden = np.zeros((len(empties), len(frames)), dtype=bool)
+    records = [file_record.recall_markers(o) for o in empties]
     stepped = []
     for m, obj in enumerate(empties):
         curves = {(c.data_path, c.array_index): c for c in compat.action_fcurves(obj)}
+        if "label" in records[m]:  # an imported marker: unkeyed spans are gaps
+            hidden[m] = _unkeyed(curves.get(("location", 0)), frames)
         if not _keys_place(obj, curves):
             stepped.append(m)
             continue
         location = np.stack([compat.sample(curves.get(("location", i)), frames, obj.location[i]) for i in range(3)], 1)
         base = np.array(obj.parent.matrix_world) @ np.array(obj.matrix_parent_inverse) if obj.parent else np.eye(4)
-        positions[:, m] = (location + np.array(obj.delta_location)) @ base[:3, :3].T + base[:3, 3]
-        hidden[:, m] = compat.sample(curves.get(("hide_viewport", 0)), frames, obj.hide_viewport) > 0.5
+        positions[m] = (location + np.array(obj.delta_location)) @ base[:3, :3].T + base[:3, 3]
+        hidden[m] |= compat.sample(curves.get(("hide_viewport", 0)), frames, obj.hide_viewport) > 0.5
     if stepped:
-        positions[:, stepped], hidden[:, stepped] = _stepped(context, [empties[m] for m in stepped], frames)
-    for m, obj in enumerate(empties):
-        if "label" in file_record.recall_markers(obj):
-            hidden[:, m] |= _unkeyed(compat.action_fcurves(obj), frames)
+        moved, shown = _stepped(context, [empties[m] for m in stepped], frames)
+        positions[stepped] = moved
+        hidden[stepped] |= ~shown
     positions[hidden] = np.nan
-    names = [str(file_record.recall_markers(o).get("label", o.name)) for o in empties]
+    names = [str(r.get("label", o.name)) for r, o in zip(records, empties)]
     parents = {o.parent.as_pointer(): o.parent for o in empties if o.parent}
-    return names, positions, [file_record.recall_markers(p) for p in parents.values()]
+    return names, positions.swapaxes(0, 1), [file_record.recall_markers(p) for p in parents.values()]
 
 
 def _keys_place(obj, curves):
@@ -149,29 +154,28 @@ def _keys_place(obj, curves):
 
 
 def _stepped(context, empties, frames):
-    """World positions (F, M, 3) and hidden flags (F, M) of empties, stepping the scene frame by frame."""
+    """World positions (M, F, 3) and visibility (M, F) of empties, stepping the scene frame by frame."""
     scene = context.scene
     current = scene.frame_current
     positions = np.empty((len(frames), len(empties), 3))
-    hidden = np.empty((len(frames), len(empties)), dtype=bool)
+    shown = np.empty((len(frames), len(empties)), dtype=bool)
     try:
         for f, frame in enumerate(frames):
             scene.frame_set(int(frame))
             positions[f] = [obj.matrix_world.translation for obj in empties]
-            hidden[f] = [obj.hide_viewport for obj in empties]
+            shown[f] = [not obj.hide_viewport for obj in empties]
     finally:
         scene.frame_set(current)
-    return positions, hidden
+    return positions.swapaxes(0, 1), shown.T
 
 
-def _unkeyed(curves, frames):
+def _unkeyed(curve, frames):
     """(F,) whether each frame lies where an imported marker's location is unkeyed: before its
     first key, after its last, or after a constant key and before the next."""
-    curve = next((c for c in curves if c.data_path == "location"), None)
     if curve is None or not len(curve.keyframe_points):
         return np.zeros(len(frames), dtype=bool)
     keys, _, kinds = compat.key_arrays(curve)
     before = np.searchsorted(keys, frames, side="right") - 1
-    inside = (before >= 0) & (before < len(keys) - 1)
-    held = inside & (kinds[np.clip(before, 0, None)] == _CONSTANT) & (frames > keys[np.clip(before, 0, None)])
+    at = np.clip(before, 0, None)
+    held = (before < len(keys) - 1) & (kinds[at] == _CONSTANT) & (frames > keys[at])
     return (frames < keys[0]) | (frames > keys[-1]) | held
