@@ -275,23 +275,27 @@ def failed_import(path, **options):
     return text
 
 
-@pytest.mark.parametrize("representation", ["EMPTIES", "POINT_CLOUD"])
-def test_a_failure_while_building_leaves_nothing(tmp_path, monkeypatch, representation):
+def test_a_failure_while_building_leaves_nothing(tmp_path, monkeypatch):
     path, _ = written(tmp_path, "take.c3d")
     add_curve, calls = compat.add_curve, []
 
     def failing(*args):
         calls.append(args)
-        if len(calls) == 7:
+        if len(calls) == 7:  # the third marker's first curve
             raise KeyError("curve")
         return add_curve(*args)
 
     monkeypatch.setattr(compat, "add_curve", failing)
-    if representation == "POINT_CLOUD":  # the cache cannot be written: a folder has its name
-        (tmp_path / "take.pc2").mkdir()
-    text = failed_import(path, representation=representation)
-    assert "take.c3d" in text or "take.pc2" in text
-    assert representation == "POINT_CLOUD" or (len(calls) == 7 and "unexpected KeyError" in text)
+    text = failed_import(path)
+    assert len(calls) == 7 and f"{path}: unexpected KeyError: 'curve'" in text
+
+
+def test_a_cache_that_cannot_be_written_leaves_nothing(tmp_path):
+    path, _ = written(tmp_path, "take.c3d")
+    (tmp_path / "take.pc2").mkdir()  # a folder has the cache's name
+    text = failed_import(path, representation="POINT_CLOUD")
+    assert f"{tmp_path / 'take.pc2'}: Is a directory" in text
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["take.c3d", "take.pc2"]
 
 
 def test_a_failed_second_cache_removes_the_first(tmp_path):
