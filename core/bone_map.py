@@ -144,6 +144,8 @@ def load_preset(path):
         raise ParseError(path, f"expected a JSON object of joint names: {e.msg}", line=e.lineno) from None
     except UnicodeDecodeError as e:
         raise ParseError(path, "expected UTF-8 text", offset=e.start) from None
+    except RecursionError:
+        raise ParseError(path, "expected a JSON object of joint names, not deeply nested lists") from None
     if not isinstance(data, dict) or not all(isinstance(v, str) for v in data.values()):
         raise ParseError(path, 'expected a JSON object {"source joint": "target joint", ...}')
     return data
