@@ -104,10 +104,11 @@ def auto_map(source, target):
     for k, name in enumerate(target.names):
         normal.setdefault(_normal(name), k)
     candidates += [(j, normal[_normal(n)]) for j, n in enumerate(source.names) if _normal(n) in normal]
-    pairs = {}
+    pairs, used = {}, set()
     for j, k in candidates:
-        if j not in pairs and k not in pairs.values():
+        if j not in pairs and k not in used:
             pairs[j] = k
+            used.add(k)
     return {source.names[j]: target.names[pairs[j]] for j in sorted(pairs)}
 
 
@@ -234,7 +235,7 @@ def _name_roles(skeleton):
         order = {"arm": ARM, "leg": LEG, "torso": TORSO}.get(chain, range(5))
         ranks = tuple(tuple(order.index(c) for c in candidates if c in order) for _, candidates in members)
         repeat = {2, 3} if chain == "torso" else set()
-        for (j, _), rank in zip(members, _assign(ranks, frozenset(repeat))):
+        for (j, _), rank in zip(members, _assign(ranks, repeat)):
             if rank is None:
                 continue
             role = order[rank] if chain in ("arm", "leg", "torso") else f"{chain}.{rank}"
@@ -245,27 +246,25 @@ def _name_roles(skeleton):
     return roles
 
 
-@functools.lru_cache(maxsize=256)
 def _assign(candidates, repeat):
     """For a sequence of joints with candidate ranks (preferred first), the ranks (or None) that
     assign the most joints with ranks increasing along the sequence (equal allowed for `repeat`),
-    the preferred candidates breaking ties."""
-
-    @functools.cache
-    def best(i, last):
-        if i == len(candidates):
-            return (0, 0), ()
-        skip_score, skip_rest = best(i + 1, last)
-        result = (skip_score, (None,) + skip_rest)
-        for preference, rank in enumerate(candidates[i]):
-            if rank > last or (rank == last and rank in repeat):
-                score, rest = best(i + 1, rank)
-                score = (score[0] + 1, score[1] - preference)
-                if score > result[0]:
-                    result = (score, (rank,) + rest)
-        return result
-
-    return best(0, -1)[1]
+    the preferred candidates breaking ties: a dynamic programme from the end of the sequence, over
+    the rank given last."""
+    lasts = range(-1, 1 + max((max(c, default=0) for c in candidates), default=0))
+    best = {last: ((0, 0), ()) for last in lasts}  # score (assigned, -preferences), ranks from here on
+    for options in reversed(candidates):
+        step = {}
+        for last in lasts:
+            score, rest = best[last]
+            step[last] = (score, (None,) + rest)
+            for preference, rank in enumerate(options):
+                if rank > last or (rank == last and rank in repeat):
+                    (count, penalty), rest = best[rank]
+                    if (count + 1, penalty - preference) > step[last][0]:
+                        step[last] = ((count + 1, penalty - preference), (rank,) + rest)
+        best = step
+    return best[-1][1]
 
 
 def _structure_roles(skeleton):
@@ -276,11 +275,7 @@ def _structure_roles(skeleton):
     both BVH's and Blender's conventions)."""
     parents = skeleton.parents
     count = len(parents)
-    size = np.ones(count, dtype=int)
-    for j in range(count - 1, 0, -1):
-        if parents[j] >= 0:
-            size[parents[j]] += size[j]
-    children = [list(skeleton.children(j)) for j in range(count)]
+    children, size = _tree(parents)
     third = [sorted((size[c] for c in children[j]), reverse=True)[2:3] for j in range(count)]
     if not any(t and t[0] >= 2 for t in third):
         return {}
@@ -290,7 +285,8 @@ def _structure_roles(skeleton):
     up = position[_subtree(children, spine)].mean(axis=0) - position[hips]
     top = max(_subtree(children, spine), key=lambda j: position[j] @ up)
     path = _path(parents, hips, top)
-    branches = [c for j in path[:-1] for c in children[j] if c not in path]
+    on_path = set(path)
+    branches = [c for j in path[:-1] for c in children[j] if c not in on_path]
     arms = sorted(branches, key=lambda c: -size[c])[:2]
     limbs = {
         "leg": [_limb(children, size, position, r, LEG) for r in legs],
@@ -347,13 +343,13 @@ def _torso(skeleton, roles):
         return found
     spine = _path(parents, hips, chest)[1:]
     limbs = {j for role, j in roles.items() if role.split(".")[0] in ARM}
-    children = [list(skeleton.children(j)) for j in range(len(parents))]
+    children, size = _tree(parents)
     head = next((j for j in named.get("head", []) if chest in _path(parents, -1, j)[:-1]), None)
     if head is None:  # follow the branch of the chest that holds no arm to its tip
         upward = [c for c in children[chest] if not limbs & set(_subtree(children, c))]
-        head = max(upward, key=lambda c: len(_subtree(children, c)), default=None)
+        head = max(upward, key=lambda c: size[c], default=None)
         while head is not None and children[head]:
-            head = max(children[head], key=lambda c: len(_subtree(children, c)))
+            head = max(children[head], key=lambda c: size[c])
     if spine:
         found["spine"] = spine
     if head is not None and head != chest:
@@ -362,6 +358,19 @@ def _torso(skeleton, roles):
         if neck:
             found["neck"] = neck
     return found
+
+
+def _tree(parents):
+    """Children of every joint (lists) and the size of every joint's subtree (itself included)."""
+    children = [[] for _ in parents]
+    size = np.ones(len(parents), dtype=int)
+    for j, p in enumerate(parents):
+        if p >= 0:
+            children[p].append(j)
+    for j in range(len(parents) - 1, -1, -1):  # children come after their parents
+        if parents[j] >= 0:
+            size[parents[j]] += size[j]
+    return children, size
 
 
 def _subtree(children, joint):

@@ -36,7 +36,8 @@ def retarget(
                     frames where a source foot lies within `contact_height` leg lengths of its
                     lowest point and moves slower than `contact_speed` leg lengths per second; the
                     target's leg bends (two-bone IK) to hold the foot at its mean position of each
-                    contact, easing in and out over `blend` seconds
+                    contact, easing in and out over `blend` seconds; where a foot cannot reach, the
+                    whole body first moves down as far as needed
     up              the up direction for contacts (default: the source's rest pose, hips to head,
                     snapped to an axis)
     euler_orders    one Euler order for every joint, or one per joint (default: the order of each

@@ -41,13 +41,16 @@ def test_slerp_between_frames_matches_scipy_and_translations_are_linear():
 
 
 def test_euler_angles_stay_on_the_source_branch():
-    """Angles past 180 degrees (as files write them after unwrapping) are not folded back."""
+    """Angles past 180 degrees, and middle angles past 90 (as files write them after making
+    curves continuous), are not folded back."""
     m = random_motion(frames=20, seed=1)
     m.euler[:, 0, 0] = np.linspace(0, 4 * np.pi, 20)  # two whole turns about the first axis
     m.euler[:, 0, 1:] = 0.1
+    m.euler[:, 1] = np.linspace([0.2, 1.2, -0.3], [0.5, 2.2, 0.3], 20)  # the middle angle passes 90 degrees
     out = core.resample(m, fps=4 * m.fps)
-    assert np.abs(np.diff(out.euler[:, 0, 0])).max() < np.pi / 10
+    assert np.abs(np.diff(out.euler[:, :2], axis=0)).max() < np.pi / 10
     np.testing.assert_allclose(out.euler[-1, 0, 0], 4 * np.pi)
+    assert out.euler[:, 1, 1].max() == 2.2
 
 
 def catmull_rom(p, t):
