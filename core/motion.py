@@ -76,6 +76,11 @@ class Motion:
             scales=self.scales,
         )
 
+    def world_transforms(self):
+        """World linear parts (F, J, 3, 3) (rotation, times the scales if any) and positions
+        (F, J, 3) of every joint, file units, column vectors."""
+        return self._fk()
+
     def world_matrices(self):
         """(F, J, 4, 4) world transform of every joint, file units, column vectors."""
         linear, position = self._fk()
