@@ -282,21 +282,54 @@ class _Head:
 def _frames(path, data, head, names, frames, strict):
     """The (NumFrames, 8) table of every segment (in the order of `names`) and the first frame number."""
     blocks, end_line = _blocks(path, data, head)
-    by_name = {}
-    for name, line, start, stop, first_line in blocks:
+    found = {}
+    for k, (name, line, *_) in enumerate(blocks):
         segment = name if name in names else _folded(name, names)
         if segment is None:
             raise ParseError(path, f"block [{name[:80]}] is not a segment of the hierarchy", line=line)
-        if segment in by_name:
-            raise ParseError(
-                path, f"second block for segment {segment!r} (first on line {by_name[segment][0]})", line=line
-            )
-        by_name[segment] = (line, start, stop, first_line)
-    tables, first_frame = [], None
+        if segment in found:
+            first = blocks[found[segment]][1]
+            raise ParseError(path, f"second block for segment {segment!r} (first on line {first})", line=line)
+        found[segment] = k
     for name in names:
-        if name not in by_name:
+        if name not in found:
             raise ParseError(path, f"no [{name}] block: expected one per segment", line=end_line)
-        _, start, stop, first_line = by_name[name]
+    tables = _at_once(path, data, blocks, frames) or _one_by_one(path, data, blocks, frames, strict)
+    first_frame = int(tables[0][0, 0]) if len(tables) and len(tables[0]) else 1
+    return [tables[found[name]] for name in names], first_frame
+
+
+def _at_once(path, data, blocks, frames):
+    """The tables of all blocks (in file order) from one parse of the data, the headers and comments
+    blanked (the lines stay); None unless every block has NumFrames rows numbered alike from a whole
+    number (then _one_by_one finds what is wrong, or reads leniently)."""
+    if not blocks:
+        return []
+    start, stop = blocks[0][2], blocks[-1][4]
+    text = bytearray(data[start:stop])
+    chars = np.frombuffer(text, dtype=np.uint8)
+    for _, _, header, body, _, _ in blocks:
+        head = chars[header - start : body - start]
+        head[head != 10] = 32
+    try:
+        table = parse_table(
+            _uncommented(bytes(text)), _FRAME_COLUMNS, len(blocks) * frames, path=path, first_line=blocks[0][1]
+        )
+    except ParseError:
+        return None
+    tables = table.reshape(len(blocks), frames, _FRAME_COLUMNS)
+    first = tables[0, 0, 0] if frames else 1
+    if first != int(first) or not np.array_equal(
+        tables[:, :, 0], np.broadcast_to(first + np.arange(frames), (len(blocks), frames))
+    ):
+        return None
+    return list(tables)
+
+
+def _one_by_one(path, data, blocks, frames, strict):
+    """The tables of all blocks (in file order), each parsed alone: the error names its block."""
+    tables, first_frame = [], None
+    for name, _, _, start, stop, first_line in blocks:
         block = _uncommented(data[start:stop])
         table = parse_table(
             block, _FRAME_COLUMNS, frames, path=path, first_line=first_line, strict=strict, end=f"block [{name}]"
@@ -315,12 +348,12 @@ def _frames(path, data, head, names, frames, strict):
                 f"(frames are numbered {rule})",
                 line=first_line + line_of_row(block, wrong[0]),
             )
-        first_frame = int(first)
+        first_frame = first
         tables.append(table)
     count = min((len(t) for t in tables), default=frames)
     if any(len(t) != count for t in tables):
-        warnings.warn(f"{path}: segment blocks of different lengths, all cut to {count} frames", stacklevel=3)
-    return [t[:count] for t in tables], 1 if first_frame is None else first_frame
+        warnings.warn(f"{path}: segment blocks of different lengths, all cut to {count} frames", stacklevel=4)
+    return [t[:count] for t in tables]
 
 
 def _folded(name, names):
@@ -330,8 +363,8 @@ def _folded(name, names):
 
 
 def _blocks(path, data, head):
-    """[(name, line of its [name], body start, body end, line of the body's first line)] of every
-    segment block, and the line where the data ends ([EndOfFile] or the end of the file)."""
+    """[(name, line of its [name], its start, body start, body end, line of the body's first line)]
+    of every segment block, and the line where the data ends ([EndOfFile] or the end of the file)."""
     blocks, position, line = [], head.data_start, head.data_line
     while position < len(data):
         end = data.find(b"\n", position)
@@ -346,7 +379,7 @@ def _blocks(path, data, head):
         body, skipped = end + 1, 1
         while data.startswith(b"#", body) and body < stop:  # the column comment under the name
             body, skipped = data.find(b"\n", body, stop) + 1 or stop, skipped + 1
-        blocks.append((name, line, body, stop, line + skipped))
+        blocks.append((name, line, position, body, stop, line + skipped))
         line += data.count(b"\n", position, stop)
         position = stop
     return blocks, line
