@@ -16,20 +16,10 @@ from .skeleton import Skeleton
 _AXES = {"X": 0, "Y": 1, "Z": 2}
 
 
-def rest_world(skeleton):
-    """(J, 3, 3) world rotation of every joint in the rest pose (its rest rotations chained)."""
-    rest = skeleton.rest_rotations
-    world = np.empty((skeleton.joint_count, 3, 3))
-    for j, p in enumerate(skeleton.parents):
-        local = np.eye(3) if rest is None else rest[j]
-        world[j] = local if p < 0 else world[p] @ local
-    return world
-
-
 def identity_rest(motion, orders=None):
     """The motion with identity rest rotations (BVH's convention: the rest pose has every frame
     aligned with the world), each joint's rotations in `orders` (default: as they are)."""
-    rest = rest_world(motion.skeleton)
+    rest = motion.skeleton.rest_world()[0]
     return rebase(motion, np.swapaxes(rest, 1, 2), None, orders)
 
 

@@ -422,12 +422,12 @@ class _Settings:
                 raise error(f"{key}: expected {expected}, found {text[:40]!r}", line)
             return result
 
-        self.gtr = value("FileType", "htr")[0].lower() == "gtr"
-        if value("FileType", "htr")[0].lower() not in ("htr", "gtr"):
-            raise error(f"FileType: expected htr or gtr, found {value('FileType')[0][:40]!r}", value("FileType")[1])
-        whole = lambda v: v >= 0 and v == int(v)  # noqa: E731
-        self.segments = int(number("NumSegments", whole, "a whole number"))
-        self.frames = int(number("NumFrames", whole, "a whole number"))
+        text, line = value("FileType", "htr")
+        if text.lower() not in ("htr", "gtr"):
+            raise error(f"FileType: expected htr or gtr, found {text[:40]!r}", line)
+        self.gtr = text.lower() == "gtr"
+        self.segments = int(number("NumSegments", _whole, "a whole number"))
+        self.frames = int(number("NumFrames", _whole, "a whole number"))
         self.fps = number("DataFrameRate", lambda v: v > 0, "a positive frame rate")
         self.scale_factor = number("ScaleFactor", lambda v: v > 0, "a positive number", "1")
         text, line = value("EulerRotationOrder")
@@ -452,6 +452,10 @@ class _Settings:
 
     def radians(self, angles):
         return np.radians(angles) if self.degrees else np.asarray(angles, dtype=float)
+
+
+def _whole(value):
+    return value >= 0 and value == int(value)
 
 
 def bvh_to_htr(motion, *, bone_axis="Y", order=None):
@@ -536,28 +540,15 @@ def write_htr(motion, path, *, precision=6, header=None, euler_reading=None, fil
     reading = euler_reading or record.get("euler_reading", "product")
     if reading not in READINGS:
         raise ValueError(f"euler_reading must be one of {READINGS}, not {euler_reading!r}")
-    given = {key.lower(): str(value) for key, value in (header or {}).items()}
-    merged = {k.lower(): [k, v] for k, v in record.get("header", [])}
-    for key in HEADER_KEYS:
-        merged.setdefault(key.lower(), [key, _DEFAULTS.get(key, "")])
-    for key, value in (header or {}).items():
-        merged.setdefault(key.lower(), [key, ""])[1] = str(value)
-    first_order = motion.euler_orders[0] if names else "ZYX"
-    computed = {"FileType": file_type, "NumSegments": len(names), "NumFrames": motion.frame_count}
-    computed["DataFrameRate"] = _rate_text(motion, merged["dataframerate"][1])
-    if "eulerrotationorder" not in given:
-        computed["EulerRotationOrder"] = first_order if reading == "product" else first_order[::-1]
-    for key, value in computed.items():
-        merged[key.lower()][1] = str(value)
+    merged = _header(motion, header or {}, reading, file_type)
     settings = _Settings({k: (*v, None) for k, v in merged.items()}, lambda what, line: ValueError(what))
     order, _ = settings.order(reading)
     to_axes = [order.index(a) for a in "XYZ"]  # the file lists Rx Ry Rz
     if not (record.get("format") in ("htr", "gtr") and set(names) <= set(record.get("bone_lengths", ()))):
         motion = bvh_to_htr(motion, bone_axis="XYZ"[settings.bone_axis], order=order)
-        record = motion.record
-    if file_type == "gtr":
+    if file_type == "gtr" and (motion.skeleton.parents >= 0).any():
         motion = _global(motion)
-        record = motion.record
+    record = motion.record
     _require_finite(motion, names)
     for name in names:
         if not name or name != name.strip() or any(c in name for c in "\t\r\n#[]") or name.upper() == "GLOBAL":
@@ -601,6 +592,24 @@ def write_htr(motion, path, *, precision=6, header=None, euler_reading=None, fil
         f.write(b"[EndOfFile]\n")
 
 
+def _header(motion, header, reading, file_type):
+    """{lower-case keyword: [keyword, value]}: the motion's header (else the defaults) with the
+    keywords of `header` over it, counts, rate and rotation order from the motion."""
+    merged = {k.lower(): [k, v] for k, v in motion.record.get("header", [])}
+    for key in HEADER_KEYS:
+        merged.setdefault(key.lower(), [key, _DEFAULTS.get(key, "")])
+    for key, value in header.items():
+        merged.setdefault(key.lower(), [key, ""])[1] = str(value)
+    computed = {"FileType": file_type, "NumSegments": motion.skeleton.joint_count, "NumFrames": motion.frame_count}
+    computed["DataFrameRate"] = _rate_text(motion, merged["dataframerate"][1])
+    if "eulerrotationorder" not in {key.lower() for key in header}:
+        first = motion.euler_orders[0] if motion.skeleton.joint_count else "ZYX"
+        computed["EulerRotationOrder"] = first if reading == "product" else first[::-1]
+    for key, value in computed.items():
+        merged[key.lower()][1] = str(value)
+    return merged
+
+
 def write_gtr(motion, path, **options):
     """Write `motion` to a GTR file: every segment global (see write_htr for the options)."""
     write_htr(motion, path, file_type="gtr", **options)
@@ -609,7 +618,7 @@ def write_gtr(motion, path, **options):
 def _global(motion):
     """The motion with every segment a root: its world rest frame as base, its world motion as frames."""
     s = motion.skeleton
-    rest = rebase.rest_world(s)
+    rest, positions = s.rest_world()
     unscaled = Motion(s, motion.fps, motion.euler, motion.euler_orders, motion.translations)
     world = unscaled.world_matrices()
     euler = np.empty_like(motion.euler)
@@ -619,7 +628,7 @@ def _global(motion):
     skeleton = Skeleton(
         s.names,
         np.full(s.joint_count, -1),
-        s.rest_world()[1],
+        positions,
         channels=[_channels(o, True) for o in motion.euler_orders],
         end_site_parents=s.end_site_parents,
         end_site_offsets=s.end_site_offsets,

@@ -85,6 +85,12 @@ def test_crlf_tabs_spaces_case_and_comments_anywhere(tmp_path):
     np.testing.assert_array_equal(again.world_positions(), m.world_positions())
 
 
+def test_byte_order_mark_cr_line_ends_and_latin1_names(tmp_path):
+    text = SAMPLE.replace("Head", "T\xeate").replace("[T\xeateer]", "[Header]").replace("\n", "\r")
+    m = core.read(write(tmp_path, b"\xef\xbb\xbf" + text.encode("latin-1"), "t.htr"))
+    assert m.skeleton.names == ["Hips", "Chest", "T\xeate"] and m.frame_count == 3
+
+
 def test_names_with_spaces_when_tab_separated(tmp_path):
     text = SAMPLE.replace("Head   Chest", "Left Head\tChest").replace("[Head]", "[Left Head]")
     text = text.replace("Head 0.5", "Left Head 0.5")
