@@ -1,11 +1,18 @@
 """The Blender layer: operators and menus that turn core models into Blender data and back.
-Nothing here parses a file; nothing in core knows Blender."""
+Nothing here parses a file; nothing in core knows Blender.
+
+Scripts call the plain functions behind the operators: `import_bvh`, `export_bvh`, `import_memg`,
+`export_memg` (see each for its options)."""
 
 import bpy
 
-from . import bvh_ops, memg_ops
+from .build.ensemble import import_memg
+from .operators import bvh, memg
+from .operators.bvh import export_bvh, import_bvh
+from .read.mesh import export_memg
 
-_MODULES = (bvh_ops, memg_ops)
+__all__ = ["export_bvh", "export_memg", "import_bvh", "import_memg", "register", "unregister"]
+_MODULES = (bvh, memg)
 
 
 def register():

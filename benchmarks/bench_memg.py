@@ -112,7 +112,7 @@ def compression_table():
 def blender_table(animation, folder):
     import bpy
 
-    from mocap_io.addon.memg_ops import import_memg
+    from mocap_io.addon import import_memg
 
     path = os.path.join(folder, "ensemble.memg")
     core.write(animation, path)
@@ -137,7 +137,7 @@ def gltf_table(folder):
     """The encoder on real animated meshes from the corpus, as Blender's glTF importer plays them."""
     import bpy
 
-    from mocap_io.addon.memg_ops import export_memg
+    from mocap_io.addon import export_memg
 
     print(f"\nencoder at 1e-3 relative on the corpus glTF animations (evaluated in Blender {bpy.app.version_string})")
     print(

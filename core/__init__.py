@@ -9,12 +9,13 @@ import importlib
 from . import rotations
 from .errors import ParseError
 from .formats import read, write
+from .markers import Markers
 from .motion import Motion
 from .skeleton import Skeleton
 
-__all__ = ["ParseError", "Motion", "Skeleton", "read", "rotations", "write"]
+__all__ = ["Markers", "ParseError", "Motion", "Skeleton", "read", "rotations", "write"]
 
-_FORMAT_MODULES = ("bvh", "htr", "memg", "memg_encode", "obj", "pc2")
+_FORMAT_MODULES = ("bvh", "c3d", "htr", "memg", "memg_encode", "obj", "pc2", "trc")
 
 
 def __getattr__(name):

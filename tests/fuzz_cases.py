@@ -31,10 +31,11 @@ from htr_samples import SAMPLE
 from mocap_io import core
 from mocap_io.core import mesh as mesh_module
 from mocap_io.core.formats import pc2
+from mocap_io.core.markers import Analog, Event, Markers
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 CORPUS = pathlib.Path(os.environ.get("MOCAP_IO_CORPUS", ROOT.parent / "shared" / "corpus"))
-FORMATS = ("bvh", "htr", "obj", "memg", "pc2")
+FORMATS = ("bvh", "htr", "obj", "memg", "pc2", "c3d", "trc")
 MEMORY_LIMIT = 3 << 30  # address space of the child, bytes
 CASE_SECONDS = 5.0  # time limit of one case
 CASES = 400  # per format
@@ -139,6 +140,37 @@ def seeds(fmt):
                         "t.obj",
                     )
                 )
+        elif fmt in ("c3d", "trc"):
+            positions = rng.normal(0, 500, (6, 4, 3)).astype(np.float32)
+            positions[rng.random((6, 4)) < 0.25] = np.nan
+            analog = Analog(rng.normal(size=(12, 2)).astype(np.float32), 200.0, ["Fx", "Fy"])
+            markers = Markers(
+                ["LASI", "R ASI", "LTOE", "RTOE"],
+                positions,
+                100.0,
+                units="mm",
+                residuals=np.where(np.isnan(positions[..., 0]), np.nan, 0.5).astype(np.float32),
+                analog=analog,
+                events=[Event(0.02, "Foot Strike", "Left")],
+            )
+            core.write(markers, folder / f"t.{fmt}")
+            out.append(("sample", {f"t.{fmt}": (folder / f"t.{fmt}").read_bytes()}, f"t.{fmt}"))
+            corpus = {
+                "c3d": [
+                    "btk/MyCube.c3d",
+                    "trc-data-reader/c3d_test_file_03.c3d",
+                    "btk-c3d.org-sample02/sgi_int.c3d",
+                    "btk-c3d.org-sample02/DEC_INT.C3D",
+                ],
+                "trc": [
+                    "trc-data-reader/test_file_01.trc",
+                    "trc-data-reader/test_file_04.trc",
+                    "trc-data-reader/test_file_05.trc",
+                ],
+            }[fmt]
+            for name in corpus:
+                if (CORPUS / fmt / name).is_file():
+                    out.append((name, {f"t.{fmt}": (CORPUS / fmt / name).read_bytes()}, f"t.{fmt}"))
         else:
             pc2.write_pc2(folder / "t.pc2", rng.normal(size=(6, 5, 3)), start=1.0, sampling=0.5)
             out.append(("sample", {"t.pc2": (folder / "t.pc2").read_bytes()}, "t.pc2"))
@@ -245,7 +277,7 @@ def mutant(files, target, fmt, case):
     rng = np.random.default_rng([zlib.crc32(fmt.encode()), case])
     kind = MUTATIONS[case % len(MUTATIONS)]
     name = target if fmt != "memg" or rng.random() < 0.8 else "t.obj"  # mostly the .memg
-    binary = name.endswith((".memg", ".pc2"))
+    binary = name.endswith((".memg", ".pc2", ".c3d"))
     data = files[name]
     if kind == "flip":
         data = _flip(data, rng)

@@ -9,7 +9,13 @@ import sys
 import zipfile
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-NOT_COPIED = shutil.ignore_patterns(".*", "__pycache__", "out", "build", "*.egg-info", "*.zip")
+_NOT_COPIED = shutil.ignore_patterns(".*", "__pycache__", "*.egg-info", "*.zip")
+
+
+def not_copied(folder, names):
+    """What a clean checkout lacks: hidden files, caches, and the root's build products."""
+    root = {"out", "build"} & set(names) if pathlib.Path(folder) == ROOT else set()
+    return _NOT_COPIED(folder, names) | root
 
 
 def pip(*arguments):
@@ -20,7 +26,7 @@ def pip(*arguments):
 
 def test_pip_install_gives_the_package_and_nothing_else(tmp_path):
     source = tmp_path / "checkout"  # a copy: building writes build/ and *.egg-info beside the sources
-    shutil.copytree(ROOT, source, ignore=NOT_COPIED)
+    shutil.copytree(ROOT, source, ignore=not_copied)
     pip("wheel", "-w", str(tmp_path / "wheels"), str(source))
     (wheel,) = (tmp_path / "wheels").glob("mocap_io-*.whl")
     modules = {p.relative_to(ROOT).as_posix() for folder in ("core", "addon") for p in (ROOT / folder).rglob("*.py")}

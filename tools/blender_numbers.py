@@ -30,7 +30,7 @@ def save(target):
 
     mocap_io.register()
 
-    from mocap_io.addon.bvh_ops import export_bvh, import_bvh
+    from mocap_io.addon import export_bvh, import_bvh
     from sample_motion import cmu_like_motion
 
     corpus = ROOT.parent / "shared" / "corpus"

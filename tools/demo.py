@@ -19,7 +19,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 def main(paths):
     import bpy  # after the package, so a missing bpy is the only possible error here
 
-    from mocap_io.addon.bvh_ops import import_bvh
+    from mocap_io.addon import import_bvh
 
     out = ROOT / "out"
     out.mkdir(exist_ok=True)
@@ -36,7 +36,7 @@ def main(paths):
         print(" ", message)
     for obj in objects:
         action = obj.animation_data.action
-        keys = sum(len(c.keyframe_points) for c in mocap_io.addon.compat.action_fcurves(obj))
+        keys = sum(len(c.keyframe_points) for c in mocap_io.addon.common.compat.action_fcurves(obj))
         print(f"  armature {obj.name!r}: {len(obj.data.bones)} bones, action {action.name!r} with {keys:,} keys")
     print(
         f"  scene: frames {scene.frame_start}-{scene.frame_end} at "

@@ -9,6 +9,8 @@ _FORMATS = {
     ".bvh": ("bvh", "read_bvh", "write_bvh"),
     ".htr": ("htr", "read_htr", "write_htr"),
     ".gtr": ("htr", "read_htr", "write_gtr"),
+    ".c3d": ("c3d", "read_c3d", "write_c3d"),
+    ".trc": ("trc", "read_trc", "write_trc"),
     ".obj": ("obj", "read_obj", "write_obj"),
     ".memg": ("memg", "read_memg", "write_memg"),
 }
@@ -27,12 +29,13 @@ def _entry(path, index, verb):
 
 
 def read(path, **options):
-    """Read a motion or mesh file; the reader is chosen by extension (.bvh, .htr, .gtr, .obj, .memg)."""
+    """Read a motion, marker or mesh file; the reader is chosen by extension (.bvh, .htr, .gtr, .c3d, .trc, .obj,
+    .memg)."""
     return _entry(path, 0, "read")(path, **options)
 
 
 def write(data, path, **options):
-    """Write `data` (a Motion, Mesh or MeshAnimation) to `path`; the writer is chosen by extension.
+    """Write `data` (a Motion, Markers, Mesh or MeshAnimation) to `path`; the writer is chosen by extension.
 
     Returns what the writer returns (for .memg: the encoded MeshAnimation, with its `max_error`).
     """

@@ -10,8 +10,8 @@ import pytest
 from blender_scene import bpy, fresh_scene
 from corpus_files import CORPUS, needs_corpus
 from mocap_io import core
-from mocap_io.addon.bvh_ops import import_bvh
-from mocap_io.addon.units import HUMAN_HEIGHTS, UNITS, guess_scale
+from mocap_io.addon import import_bvh
+from mocap_io.addon.common.units import HUMAN_HEIGHTS, UNITS, guess_scale
 from sample_motion import cmu_like_motion
 
 README = pathlib.Path(__file__).resolve().parents[2] / "README.md"

@@ -6,8 +6,8 @@ import pytest
 
 from blender_scene import armature_in_edit_mode, bpy, fresh_scene, world_heads
 from mocap_io import core
-from mocap_io.addon.bvh_ops import export_bvh, import_bvh
-from mocap_io.addon.units import axis_matrix
+from mocap_io.addon import export_bvh, import_bvh
+from mocap_io.addon.common.units import axis_matrix
 from sample_motion import cmu_like_motion
 
 A = axis_matrix("-Z", "Y")

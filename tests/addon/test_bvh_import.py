@@ -8,8 +8,8 @@ import pytest
 from blender_scene import bpy, data_counts, fresh_scene, world_heads
 from corpus_files import CORPUS, manifest, needs_corpus
 from mocap_io import core
-from mocap_io.addon.bvh_ops import import_bvh
-from mocap_io.addon.units import axis_matrix
+from mocap_io.addon import import_bvh
+from mocap_io.addon.common.units import axis_matrix
 from sample_motion import cmu_like_motion
 
 CORPUS_OK = [r["path"] for r in manifest("bvh") if r["expect"] == "ok"]
@@ -151,14 +151,14 @@ def test_a_failed_import_leaves_nothing_and_names_the_line(sample, tmp_path, dam
 
 def test_a_failure_while_building_removes_what_was_built(sample, monkeypatch):
     """Even an unexpected error after the armature exists leaves the file's data untouched."""
-    from mocap_io.addon import bvh_ops
+    from mocap_io.addon.build import motions
 
     def broken(*args, **kwargs):
         raise ValueError("simulated failure")
 
     fresh_scene()
     before = data_counts()
-    monkeypatch.setattr(bvh_ops, "add_action", broken)
+    monkeypatch.setattr(motions, "add_action", broken)
     with pytest.raises(ValueError, match="simulated"):
         import_bvh(bpy.context, [str(sample)])
     assert data_counts() == before

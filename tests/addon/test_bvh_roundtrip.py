@@ -8,8 +8,8 @@ import pytest
 from blender_scene import bpy, fresh_scene
 from corpus_files import CORPUS, manifest, needs_corpus
 from mocap_io import core
-from mocap_io.addon.bvh_ops import export_bvh, import_bvh
-from mocap_io.addon.units import axis_matrix
+from mocap_io.addon import export_bvh, import_bvh
+from mocap_io.addon.common.units import axis_matrix
 
 CORPUS_BVH = [r["path"] for r in manifest("bvh")]  # Boxing_Toes has one row more than declared: strict=False
 

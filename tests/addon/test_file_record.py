@@ -8,8 +8,8 @@ import pytest
 
 from blender_scene import bpy, fresh_scene
 from mocap_io import core
-from mocap_io.addon.bvh_ops import export_bvh, import_bvh
-from mocap_io.addon.file_record import KEY
+from mocap_io.addon import export_bvh, import_bvh
+from mocap_io.addon.common.file_record import KEY
 from sample_motion import cmu_like_motion
 
 

@@ -8,9 +8,9 @@ import pytest
 from blender_scene import bpy, data_counts, fresh_scene
 from corpus_files import CORPUS, manifest, needs_corpus
 from mocap_io import core
-from mocap_io.addon import compat
-from mocap_io.addon.bvh_ops import export_bvh, import_bvh
-from mocap_io.addon.units import scene_fps, scene_rate
+from mocap_io.addon import export_bvh, import_bvh
+from mocap_io.addon.common import compat
+from mocap_io.addon.common.units import scene_fps, scene_rate
 from mocap_io.core.frame_rate import snap_rate
 from sample_motion import cmu_like_motion
 

@@ -12,8 +12,11 @@ from blender_scene import armature_in_edit_mode, bpy, data_counts, evaluated_ver
 from bvh_samples import SIMPLE
 from ensemble_samples import two_bars
 from mocap_io import core
-from mocap_io.addon import bvh_ops, compat
-from mocap_io.addon.names import blender_names
+from mocap_io.addon import export_bvh, import_bvh
+from mocap_io.addon.build import motions
+from mocap_io.addon.common import compat
+from mocap_io.addon.common.names import blender_names
+from mocap_io.addon.operators import bvh
 from mocap_io.core.mesh import GroupBasis, Mesh, MeshAnimation
 
 
@@ -53,13 +56,13 @@ def test_any_error_while_reading_names_the_file(two_files, monkeypatch, error):
             raise error
         return read(path, **options)
 
-    monkeypatch.setattr(bvh_ops.core, "read", failing)
+    monkeypatch.setattr(bvh.core, "read", failing)
     text = failed_import(bpy.ops.import_anim.mocap_bvh, **two_files)
     assert "other.bvh: " in text and "good.bvh" not in text
 
 
 def test_an_error_while_building_names_the_file_it_was_building(two_files, monkeypatch):
-    build = bvh_ops.build_armature
+    build = motions.build_armature
     calls = []
 
     def failing(context, skeleton, name, *args):
@@ -68,7 +71,7 @@ def test_an_error_while_building_names_the_file_it_was_building(two_files, monke
             raise KeyError("bone")
         return build(context, skeleton, name, *args)
 
-    monkeypatch.setattr(bvh_ops, "build_armature", failing)
+    monkeypatch.setattr(motions, "build_armature", failing)
     text = failed_import(bpy.ops.import_anim.mocap_bvh, **two_files)
     assert calls == ["good", "other"] and "other.bvh: unexpected KeyError: 'bone'" in text
 
@@ -137,7 +140,7 @@ def test_long_joint_names_import_keyed_and_export(tmp_path):
     path.write_bytes(text.encode("utf-8"))
     motion = core.read(path)
     fresh_scene()
-    objects, _ = bvh_ops.import_bvh(bpy.context, [str(path)])
+    objects, _ = import_bvh(bpy.context, [str(path)])
     obj = objects[0]
     names = blender_names(motion.skeleton.names)
     assert [b.name for b in obj.data.bones] == names and names[1] == "L" * 59 + ".001"
@@ -147,13 +150,13 @@ def test_long_joint_names_import_keyed_and_export(tmp_path):
     expected = motion.world_positions()[1] @ np.array([[1, 0, 0], [0, 0, -1], [0, 1, 0]]).T
     np.testing.assert_allclose(heads, expected[[names.index(n) for n in order]], atol=1e-5)
     fresh_scene()
-    shared, _ = bvh_ops.import_bvh(bpy.context, [str(path), str(path)], one_armature=True)
+    shared, _ = import_bvh(bpy.context, [str(path), str(path)], one_armature=True)
     assert len(shared) == 1  # the second file's skeleton matched by the shortened names
     obj = shared[0]
-    bvh_ops.export_bvh(bpy.context, obj, str(tmp_path / "out.bvh"))
+    export_bvh(bpy.context, obj, str(tmp_path / "out.bvh"))
     assert core.read(tmp_path / "out.bvh").skeleton.names == motion.skeleton.names  # the file's names, remembered
     obj.data.pop("mocap_io")
-    bvh_ops.export_bvh(bpy.context, obj, str(tmp_path / "bones.bvh"))
+    export_bvh(bpy.context, obj, str(tmp_path / "bones.bvh"))
     assert core.read(tmp_path / "bones.bvh").skeleton.names == names  # without the record: the bones' names
 
 

@@ -6,7 +6,7 @@ import pytest
 from blender_scene import bpy, data_counts, evaluated_vertices, fresh_scene
 from ensemble_samples import two_bars
 from mocap_io import core
-from mocap_io.addon.memg_ops import export_memg, import_memg
+from mocap_io.addon import export_memg, import_memg
 
 
 @pytest.fixture()

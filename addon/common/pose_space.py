@@ -24,8 +24,7 @@ O = k O_r, origin o), so export needs no chain:
 
 import numpy as np
 
-from ..core.parallel import parallel_map
-from ..core.rotations import (
+from ...core.rotations import (
     euler_to_quat,
     matrix_to_quat,
     nearest_rotation,
@@ -35,11 +34,13 @@ from ..core.rotations import (
 )
 
 
-def bone_bases(motion, axes, scale, bone_rest, rest_world):
-    """For each joint in order, the pose-basis rotations as unit quaternions (F, 4) and locations
-    (F, 3) of its bone. The rotation is a constant sandwich k q k* of the joint's quaternion q: one
-    4x4 matrix product for all frames. A generator: one joint's arrays at a time stay small and
-    reuse memory (a first import in a fresh Blender pays for every new page it touches)."""
+def bone_basis(motion, axes, scale, bone_rest, rest_world):
+    """A function of a joint index j giving the pose-basis rotations as unit quaternions (F, 4) and
+    locations (F, 3) of its bone. The rotation is a constant sandwich k q k* of the joint's
+    quaternion q: one 4x4 matrix product for all frames. A scale (HTR's SF, the bone's own scale in
+    Blender, which children do not inherit: see build.armature.add_action) sizes the parent's frame
+    in Blender but not in the file: the location is divided by it. One joint at a time: its arrays stay small
+    and reuse memory (a first import in a fresh Blender pays for every new page it touches)."""
     skeleton = motion.skeleton
     parents = skeleton.parents
     world = axes @ rest_world @ axes.T
@@ -50,9 +51,12 @@ def bone_bases(motion, axes, scale, bone_rest, rest_world):
 
     def basis(j):
         rotation = euler_to_quat(motion.euler[:, j], motion.euler_orders[j]) @ sandwiches[j].T
-        return rotation, (motion.translations[:, j] - skeleton.offsets[j]) @ moves[j].T
+        translation = motion.translations[:, j]
+        if motion.scales is not None and parents[j] >= 0:  # a bone's scale moves its children: undone
+            translation = translation / motion.scales[:, parents[j], None]
+        return rotation, (translation - skeleton.offsets[j]) @ moves[j].T
 
-    return parallel_map(basis, range(skeleton.joint_count))
+    return basis
 
 
 def file_locals(parents, bone_rest, world_rotations, world_positions, axes, scale):

@@ -6,7 +6,7 @@ from fractions import Fraction
 import numpy as np
 from bpy_extras.io_utils import axis_conversion
 
-from ..core.frame_rate import standard_rate
+from ...core.frame_rate import standard_rate
 
 AXES = [(a, a, f"{a} axis") for a in ("X", "Y", "Z", "-X", "-Y", "-Z")]
 # the units motion files are written in, the most common first; "CMU ASF units" are the CMU

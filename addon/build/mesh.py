@@ -1,11 +1,10 @@
-"""Build Blender meshes from a core Mesh, and read Blender meshes back into one."""
+"""Build Blender meshes (topology, uvs, materials, vertex groups) from a core Mesh."""
 
 import bpy
 import numpy as np
 
-from ..core.errors import first_nonfinite
-from ..core.mesh import Mesh
-from .names import blender_names
+from ...core.errors import first_nonfinite
+from ..common.names import blender_names
 
 
 def build_mesh(mesh, name, vertices=None):
@@ -63,35 +62,3 @@ def add_vertex_groups(obj, groups):
     for name, (_, vertices) in zip(names, groups):
         obj.vertex_groups.new(name=name).add(np.asarray(vertices).tolist(), 1.0, "REPLACE")
     return names
-
-
-def mesh_from_blender(data):
-    """A core Mesh of a bpy Mesh's topology (positions as they are), uvs and materials."""
-    count = len(data.vertices)
-    vertices = np.empty(3 * count, dtype=np.float32)
-    data.vertices.foreach_get("co", vertices)
-    starts = np.empty(len(data.polygons), dtype=np.int32)
-    sizes = np.empty(len(data.polygons), dtype=np.int32)
-    data.polygons.foreach_get("loop_start", starts)
-    data.polygons.foreach_get("loop_total", sizes)
-    corners = np.empty(len(data.loops), dtype=np.int32)
-    data.loops.foreach_get("vertex_index", corners)
-    order = np.concatenate([np.arange(s, s + n) for s, n in zip(starts, sizes)]) if len(starts) else corners
-    uvs, face_uvs = None, None
-    if data.uv_layers.active is not None:
-        uv = np.empty(2 * len(data.loops), dtype=np.float32)
-        data.uv_layers.active.data.foreach_get("uv", uv)
-        uvs = uv.reshape(-1, 2)[order].astype(float)
-        face_uvs = np.arange(len(order))
-    materials = np.empty(len(data.polygons), dtype=np.int32)
-    data.polygons.foreach_get("material_index", materials)
-    names = [m.name if m else "" for m in data.materials]
-    return Mesh(
-        vertices.reshape(-1, 3),
-        sizes,
-        corners[order],
-        uvs=uvs,
-        face_uvs=face_uvs,
-        face_materials=materials if names else None,
-        materials=names,
-    )

@@ -5,16 +5,16 @@ from fractions import Fraction
 import bpy
 import numpy as np
 
-from .. import core
-from ..core import rotations
-from ..core.formats.bvh.reader import euler_order
-from ..core.frame_rate import snap_rate
-from ..core.rotations import sandwich
-from ..core.skeleton import POSITION_CHANNELS, ROTATION_CHANNELS
-from . import compat, file_record
-from .armature_build import bone_rest_matrices
-from .pose_space import basis_local, file_locals
-from .units import scene_fps
+from ... import core
+from ...core import rotations
+from ...core.formats.bvh.reader import euler_order
+from ...core.frame_rate import snap_rate
+from ...core.rotations import sandwich
+from ...core.skeleton import POSITION_CHANNELS, ROTATION_CHANNELS
+from ..build.armature import bone_rest_matrices
+from ..common import compat, file_record
+from ..common.pose_space import basis_local, file_locals
+from ..common.units import scene_fps
 
 _LINEAR = 1  # Keyframe.interpolation enum value of 'LINEAR'
 

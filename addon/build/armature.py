@@ -3,11 +3,12 @@
 import bpy
 import numpy as np
 
-from ..core import rotations
-from ..core.errors import first_nonfinite
-from . import compat
-from .names import blender_names
-from .pose_space import bone_bases
+from ...core import rotations
+from ...core.errors import first_nonfinite
+from ...core.parallel import parallel_map
+from ..common import compat
+from ..common.names import blender_names
+from ..common.pose_space import bone_basis
 
 
 def skeleton_matches(obj, skeleton):
@@ -20,13 +21,23 @@ def skeleton_matches(obj, skeleton):
     )
 
 
-def build_armature(context, skeleton, name, axes, scale):
+def build_armature(context, skeleton, name, axes, scale, bone_axes="ROLL"):
     """A new armature object, linked to the active collection: one bone per joint, head at the
-    joint's zero-pose position, tail toward its children (or End Sites), roll 0. Bones are named
-    by names.blender_names (joint names beyond 63 bytes shortened, clashes numbered)."""
+    joint's zero-pose position. Bones are named by names.blender_names (joint names beyond 63 bytes
+    shortened, clashes numbered).
+
+    Without rest rotations (BVH) a bone's tail points toward its children (or End Sites), roll 0.
+    With them (ASF axes, HTR base rotations) the bone's axes follow its joint's, by `bone_axes`:
+    "ROLL" keeps the tail toward the children and rolls the bone so that its axes are the joint's
+    turned the least; "EXACT" makes them the joint's axes (pose values are then the file's local
+    rotations; the tail follows the joint's Y axis, wherever that points).
+    """
     with np.errstate(over="ignore", invalid="ignore"):  # refused just below
         heads, tails = _bone_ends(skeleton, axes, scale)
     _require_float32(heads, tails, skeleton.names)
+    rolls = None
+    if skeleton.rest_rotations is not None:
+        tails, rolls = _follow_joint_axes(axes @ skeleton.rest_world()[0], heads, tails, bone_axes)
     names = blender_names(skeleton.names)
     armature = bpy.data.armatures.new(name)
     obj = bpy.data.objects.new(name, armature)
@@ -41,12 +52,31 @@ def build_armature(context, skeleton, name, axes, scale):
         for j, joint in enumerate(names):
             bone = armature.edit_bones.new(joint)
             bone.head, bone.tail, bone.roll = heads[j], tails[j], 0.0
+            if rolls is not None:
+                bone.align_roll(rolls[j])
             if skeleton.parents[j] >= 0:
                 bone.parent = edit_bones[skeleton.parents[j]]
             edit_bones.append(bone)
     finally:
         bpy.ops.object.mode_set(mode="OBJECT")
     return obj
+
+
+def _follow_joint_axes(frames, heads, tails, bone_axes):
+    """Tails (J, 3) and the Z axis (J, 3) to roll each bone to, so that its axes follow the joint
+    axes `frames` (J, 3, 3) in armature space (see build_armature)."""
+    y, z = frames[:, :, 1], frames[:, :, 2]
+    lengths = np.linalg.norm(tails - heads, axis=1)
+    if bone_axes == "EXACT":
+        return heads + lengths[:, None] * y, z
+    along = (tails - heads) / lengths[:, None]
+    cos = np.einsum("ij,ij->i", y, along)
+    cross = np.cross(y, along)
+    # the least rotation taking y onto `along`, applied to z (Rodrigues, with sin folded into cross);
+    # a bone pointing against its joint's Y turns half a turn about the joint's X axis
+    with np.errstate(divide="ignore", invalid="ignore"):
+        turned = z * cos[:, None] + np.cross(cross, z) + cross * (np.einsum("ij,ij->i", cross, z) / (1 + cos))[:, None]
+    return tails, np.where((cos < -1 + 1e-9)[:, None], -z, turned)
 
 
 def _require_float32(heads, tails, names):
@@ -108,29 +138,42 @@ def add_action(obj, motion, name, axes, scale, *, rotation_mode, frames):
 
     rotation_mode  "QUATERNION", or "NATIVE" for Euler in each joint's order from the file
     frames         (F,) scene frame of each motion frame
+    A motion with scales (HTR's SF) keys each scaled bone's scale, which no bone inherits.
+
+    Each joint's keys are computed on worker threads (numpy releases the GIL) while this thread
+    hands the previous joint's to Blender.
     """
     skeleton = motion.skeleton
     names = blender_names(skeleton.names)
-    bone_rest = bone_rest_matrices(obj, names)[:, :3, :3]
-    rest_world = skeleton.rest_world()[0]
-    _, fcurves = compat.new_action(obj, name)
-    bases = bone_bases(motion, axes, scale, bone_rest, rest_world)
-    for j, (joint, (quaternion, location)) in enumerate(zip(names, bases)):
-        pose_bone = obj.pose.bones[joint]
-        path = f'pose.bones["{bpy.utils.escape_identifier(joint)}"]'
+    paths = [f'pose.bones["{bpy.utils.escape_identifier(joint)}"]' for joint in names]
+    basis = bone_basis(motion, axes, scale, bone_rest_matrices(obj, names)[:, :3, :3], skeleton.rest_world()[0])
+
+    def keys(j):
+        """[(data path, index)] of joint j's curves and their key_points."""
+        quaternion, location = basis(j)
         if rotation_mode == "QUATERNION":
-            pose_bone.rotation_mode = "QUATERNION"
-            values = rotations.quat_continuity(quaternion)
-            data_path = path + ".rotation_quaternion"
+            values, prop = rotations.quat_continuity(quaternion), ".rotation_quaternion"
         else:
             order = motion.euler_orders[j]
-            pose_bone.rotation_mode = order[::-1]  # Blender names the order the other way round
             angles = rotations.unwrap_euler(rotations.quat_to_euler(quaternion, order))
-            values = angles[:, [order.index(a) for a in "XYZ"]]
-            data_path = path + ".rotation_euler"
-        for index in range(values.shape[1]):
-            compat.add_keys(fcurves, data_path, index, joint, frames, values[:, index])
+            values, prop = angles[:, [order.index(a) for a in "XYZ"]], ".rotation_euler"
+        curves = [(paths[j] + prop, i) for i in range(values.shape[1])]
         if skeleton.has_positions(j) or np.any(location != 0):
-            for index in range(3):
-                compat.add_keys(fcurves, path + ".location", index, joint, frames, location[:, index])
-        yield joint
+            values = np.hstack([values, location])
+            curves += [(paths[j] + ".location", i) for i in range(3)]
+        if motion.scales is not None and np.any(motion.scales[:, j] != 1):
+            values = np.hstack([values, np.repeat(motion.scales[:, j, None], 3, axis=1)])
+            curves += [(paths[j] + ".scale", i) for i in range(3)]
+        return curves, compat.key_points(frames, values, [f"{names[j]}: {p}[{i}]" for p, i in curves])
+
+    if motion.scales is not None:  # a joint's scale sizes its own segment only (see core.motion)
+        for joint in names:
+            obj.data.bones[joint].inherit_scale = "NONE"
+    _, fcurves = compat.new_action(obj, name)
+    linear = compat.interpolations(len(frames))
+    for j, (curves, co) in enumerate(parallel_map(keys, range(skeleton.joint_count))):
+        order = motion.euler_orders[j]  # Blender names an Euler order the other way round
+        obj.pose.bones[names[j]].rotation_mode = "QUATERNION" if rotation_mode == "QUATERNION" else order[::-1]
+        for (data_path, index), points in zip(curves, co):
+            compat.add_curve(fcurves, data_path, index, names[j], points, linear)
+        yield names[j]

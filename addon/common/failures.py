@@ -3,7 +3,7 @@
 
 import traceback
 
-from ..core import ParseError
+from ...core import ParseError
 
 
 class InFile:

@@ -7,7 +7,7 @@ creates or reads F-curves goes through here, so no other module tests the versio
 import bpy
 import numpy as np
 
-from ..core.errors import first_nonfinite
+from ...core.errors import first_nonfinite
 
 SLOTTED_ACTIONS = bpy.app.version >= (4, 4, 0)
 _INTERPOLATION = {
@@ -48,33 +48,52 @@ def action_fcurves(owner):
     return []
 
 
-def add_keys(fcurves, data_path, index, group, frames, values, interpolation="LINEAR"):
-    """One F-curve with a key per (frame, value), written in bulk (no per-key Python call).
+def key_points(frames, values, labels):
+    """Keyframe coordinates (C, 2F) float32, frame and value interleaved as foreach_set("co")
+    takes them, for the C columns of `values` (F, C) at `frames` (F,). Pure numpy: any thread.
 
-    The frames must be increasing; a frame or value that is not finite in float32 (NaN, infinity,
-    beyond 3.4e38) raises ValueError naming the curve and the frame, before anything is added.
-    FCurve.update() is not called: the keys arrive sorted, and its handle recalculation (more than
-    half the cost) does not matter to linear or constant keys; Blender recalculates handles when
-    keys are edited.
+    A frame or value that is not finite in float32 (NaN, infinity, beyond 3.4e38) raises
+    ValueError naming the curve (labels[c], e.g. 'Hips: pose.bones["Hips"].location[0]') and the frame.
     """
-    co = np.empty(2 * len(frames), dtype=np.float32)
+    values = np.asarray(values).reshape(len(frames), -1)
+    co = np.empty((values.shape[1], len(frames), 2), dtype=np.float32)
     with np.errstate(over="ignore"):  # beyond float32: refused below
-        co[0::2] = frames
-        co[1::2] = values
+        co[:, :, 0] = frames
+        co[:, :, 1] = values.T
     bad = first_nonfinite(co)
     if bad is not None:
-        key = bad[0] // 2
+        column, key = bad[:2]
         raise ValueError(
-            f"{group}: {data_path}[{index}] at frame {frames[key]:g} would be {values[key]:g}, "
-            "beyond Blender's float range"
+            f"{labels[column]} at frame {frames[key]:g} would be {values[key, column]:g}, beyond Blender's float range"
         )
+    return co.reshape(values.shape[1], -1)
+
+
+def interpolations(count, kind="LINEAR"):
+    """(count,) of the Keyframe.interpolation value of `kind`, for add_curve (one array serves many
+    curves): uint8, as Blender stores it, so foreach_set copies it directly."""
+    return np.full(count, _INTERPOLATION[kind], dtype=np.uint8)
+
+
+def add_curve(fcurves, data_path, index, group, co, interpolation):
+    """One F-curve with the keys `co` (from key_points), written in bulk (no per-key Python call).
+
+    The frames must be increasing. FCurve.update() is not called: the keys arrive sorted, and its
+    handle recalculation (more than half the cost) does not matter to linear or constant keys;
+    Blender recalculates handles when keys are edited.
+    """
     if SLOTTED_ACTIONS:
         curve = fcurves.new(data_path, index=index, group_name=group)
     else:
         curve = fcurves.new(data_path, index=index, action_group=group)
     points = curve.keyframe_points
-    points.add(len(frames))
+    points.add(len(co) // 2)
     points.foreach_set("co", co)
-    # uint8 is how Blender stores it: a direct copy, ten times faster than int32
-    points.foreach_set("interpolation", np.full(len(frames), _INTERPOLATION[interpolation], dtype=np.uint8))
+    points.foreach_set("interpolation", interpolation[: len(co) // 2])
     return curve
+
+
+def add_keys(fcurves, data_path, index, group, frames, values, interpolation="LINEAR"):
+    """One F-curve with a linear key per (frame, value); see key_points and add_curve."""
+    co = key_points(frames, values, [f"{group}: {data_path}[{index}]"])[0]
+    return add_curve(fcurves, data_path, index, group, co, interpolations(len(frames), interpolation))

@@ -1,0 +1,129 @@
+"""Motions -> Blender: read a set of files through the core, then build one armature per skeleton
+(or one for all) with one action per take. Every motion format's import goes through here."""
+
+import math
+import os
+import warnings
+from fractions import Fraction
+
+import numpy as np
+
+from ...core.frame_rate import snap_rate
+from ..common import file_record
+from ..common.failures import InFile
+from ..common.transaction import all_or_nothing
+from ..common.units import axis_matrix, guess_scale, key_frames, scene_fps, scene_rate
+from .armature import add_action, build_armature, skeleton_matches
+
+READING = 0.2  # the share of the progress bar that reading the files takes
+
+
+def read_takes(sources):
+    """A generator of progress steps that reads `sources` [(path, read)], where read() returns the
+    file's Motion; returns ([(path, motion)], warning messages). An error propagates with the file
+    it concerns as its `import_file` (see failures.py)."""
+    takes, messages = [], []
+    for i, (path, read) in enumerate(sources):
+        yield READING * i / len(sources), f"reading {os.path.basename(path)}"
+        with warnings.catch_warnings(record=True) as caught, InFile(path):
+            warnings.simplefilter("always")
+            takes.append((path, read()))
+        messages += [str(w.message) for w in caught]
+    return takes, messages
+
+
+def build_motions(
+    context,
+    takes,
+    *,
+    scale=1.0,
+    auto_scale=False,
+    axis_forward="-Z",
+    axis_up="Y",
+    rotation_mode="QUATERNION",
+    frame_start=1,
+    frame_rate="SNAP",
+    update_frame_range=True,
+    one_armature=False,
+    action_from_file=True,
+    bone_axes="ROLL",
+):
+    """Armatures with actions for `takes` [(path, Motion)]; a generator of progress steps (see
+    progress.py) that returns the armature objects. All or nothing: on any error no new data-block
+    is left and the error propagates with its file as `import_file`.
+
+    scale, auto_scale     Blender units per file unit, or a guess from the figure's size (reported)
+    axis_forward, axis_up the file's axes
+    rotation_mode         "QUATERNION", or "NATIVE" (Euler keys in each joint's order from the file)
+    frame_start           scene frame of each take's first frame
+    frame_rate            "SNAP" (the scene takes the first file's rate, a rounded Frame Time giving
+                          its standard rate), "EXACT" (1 / Frame Time) or "KEEP" (the scene's rate;
+                          keys placed in time)
+    one_armature          one armature for takes of the same skeleton, one action per take
+    action_from_file      name actions after their files (else after the armature)
+    bone_axes             how bones follow joint axes where the file has them: "ROLL" or "EXACT"
+                          (see armature.build_armature)
+    Returns (objects, messages).
+    """
+    axes = axis_matrix(axis_forward, axis_up)
+    scene = context.scene
+    keep, render_rate, keys_at, messages = frame_rate == "KEEP", None, [], []
+    for path, motion in takes:  # rates and frames checked before anything is built
+        try:
+            file_rate = _file_rate(motion, exact=frame_rate == "EXACT")
+            if not keep and render_rate is None:  # the first file's rate becomes the scene's
+                render_rate = scene_rate(file_rate)
+            keys_at.append(
+                key_frames(frame_start, motion.frame_count, file_rate, scene_fps(scene) if keep else file_rate)
+            )
+        except ValueError as error:
+            raise ValueError(f"{path}: {error}") from None
+    objects, last_frame = [], frame_start
+    total, done = sum(m.skeleton.joint_count for _, m in takes), 0
+    with all_or_nothing(context), InFile() as current:
+        for (path, motion), frames in zip(takes, keys_at):
+            current.path = path
+            name = os.path.splitext(os.path.basename(path))[0]
+            factor = scale
+            if auto_scale:
+                factor, unit, reason = guess_scale(motion.pose_extent(0).max() if motion.frame_count else 0.0)
+                messages.append(f"{name}: read as {unit} (scale {factor:g}) because {reason}")
+            obj = objects[0] if one_armature and objects and skeleton_matches(objects[0], motion.skeleton) else None
+            if obj is None:
+                obj = build_armature(context, motion.skeleton, name, axes, factor, bone_axes)
+                file_record.remember_skeleton(obj.data, motion.skeleton, axes, factor)
+                objects.append(obj)
+            keys = add_action(
+                obj,
+                motion,
+                name if action_from_file else obj.name + "Action",
+                axes,
+                factor,
+                rotation_mode=rotation_mode,
+                frames=frames,
+            )
+            for j, joint in enumerate(keys):
+                yield READING + (1 - READING) * (done + j) / max(total, 1), joint
+            action = obj.animation_data.action
+            file_record.remember_take(action, motion)
+            action.use_fake_user = one_armature and len(takes) > 1
+            done += motion.skeleton.joint_count
+            if len(frames):
+                last_frame = max(last_frame, int(np.ceil(frames[-1])))
+        if render_rate is not None:  # last: nothing after it can fail
+            scene.render.fps, scene.render.fps_base = render_rate
+        if update_frame_range and takes:
+            scene.frame_start, scene.frame_end = frame_start, max(last_frame, frame_start)
+    if one_armature and objects and len(takes) > 1:
+        messages.append(f"{len(takes)} actions on one armature (kept with a fake user)")
+    return objects, messages
+
+
+def _file_rate(motion, exact):
+    """The frame rate of a motion (a Fraction): exactly 1 / Frame Time, or the standard rate that
+    Frame Time was rounded from (see core.frame_rate)."""
+    if exact or motion.frame_time_text is None:
+        if not math.isfinite(motion.fps):
+            raise ValueError(f"{motion.fps} fps is no frame rate")
+        return Fraction(motion.fps)
+    return snap_rate(motion.frame_time_text)

@@ -1,0 +1,2 @@
+"""One module per file format: its operators' options, menus and drag-and-drop, and the plain
+functions scripts call (`import_bvh`, `export_bvh`, ...). No data building here: see build/ and read/."""

@@ -1,0 +1,183 @@
+"""What every motion format's operators share: the axis and unit options, the import options of
+build.motions, the export options of read.armature, and their execute. A format's operators add
+its own options and name the functions that do the work."""
+
+import os
+
+import bpy
+import numpy as np
+from bpy.props import BoolProperty, CollectionProperty, EnumProperty, FloatProperty, IntProperty, StringProperty
+from bpy_extras.io_utils import ExportHelper
+
+from ..common.failures import message
+from ..common.registration import DroppableImport
+from ..common.units import AXES, axis_matrix
+from ..read.armature import armature_motion
+
+_ORDERS = [
+    (o, o, f"Euler {o} ({o[0]} then {o[1]} then {o[2]}, as BVH channels list them)")
+    for o in ("ZXY", "XYZ", "XZY", "YXZ", "YZX", "ZYX")
+]
+
+BONE_AXES = [
+    (
+        "ROLL",
+        "Along Bones, Rolled",
+        "Bones point at their children, rolled so their axes are the file's turned the least",
+    ),
+    ("EXACT", "Exact", "Bone axes are the file's: pose values are the file's rotations (bones may point anywhere)"),
+]
+
+
+class Axes:
+    axis_forward: EnumProperty(name="Forward", items=AXES, default="-Z", description="The file's forward axis")
+    axis_up: EnumProperty(name="Up", items=AXES, default="Y", description="The file's up axis")
+    scale: FloatProperty(
+        name="Scale",
+        default=1.0,
+        min=1e-6,
+        max=1e6,
+        soft_min=0.001,
+        soft_max=1000,
+        description="Blender units per file unit (0.01 for a file in centimetres)",
+    )
+
+
+class MotionImport(DroppableImport, Axes):
+    """Operator mixin for importing motion files as armatures with actions. A format sets `label`
+    and `import_steps(context, paths, **options)` (a generator of progress steps returning
+    (objects, messages), see build.motions)."""
+
+    bl_options = {"REGISTER", "UNDO", "PRESET"}
+    label = ""
+    files: CollectionProperty(type=bpy.types.OperatorFileListElement, options={"HIDDEN", "SKIP_SAVE"})
+    directory: StringProperty(subtype="DIR_PATH", options={"HIDDEN", "SKIP_SAVE"})
+
+    auto_scale: BoolProperty(
+        name="Auto Scale",
+        default=False,
+        description="Guess the file's unit (cm, m, mm, inches, CMU ASF units) from the "
+        "skeleton's size, scale to metres and report the choice (replaces Scale)",
+    )
+    rotation_mode: EnumProperty(
+        name="Rotation",
+        default="QUATERNION",
+        items=[
+            ("QUATERNION", "Quaternion", "Quaternion keys: no gimbal lock, smooth interpolation"),
+            ("NATIVE", "Euler (file order)", "Euler keys in each joint's rotation order from the file"),
+        ],
+        description="How bone rotations are keyed",
+    )
+    frame_start: IntProperty(name="Start Frame", default=1, description="Scene frame of the first motion frame")
+    frame_rate: EnumProperty(
+        name="Frame Rate",
+        default="SNAP",
+        items=[
+            (
+                "SNAP",
+                "From File",
+                "Set the scene rate from the file; a rounded frame time (0.033333) "
+                "gives its standard rate (30 fps), anything else is kept exactly",
+            ),
+            (
+                "EXACT",
+                "Exactly 1 / Frame Time",
+                "Set the scene rate to exactly 1 / frame time (0.033333 -> 30.0003 fps)",
+            ),
+            ("KEEP", "Keep Scene Rate", "Keep the scene rate and place keys in time (one key per file frame)"),
+        ],
+        description="Scene frame rate",
+    )
+    update_frame_range: BoolProperty(
+        name="Update Frame Range", default=True, description="Set the scene start/end to the imported frames"
+    )
+    one_armature: BoolProperty(
+        name="One Armature",
+        default=False,
+        description="With several files of the same skeleton: one armature, one action per file",
+    )
+    action_from_file: BoolProperty(
+        name="Action Named After File",
+        default=True,
+        description="Name each action after its file (else after the armature)",
+    )
+
+    def paths(self):
+        return [os.path.join(self.directory, f.name) for f in self.files if f.name] or [self.filepath]  # pyright: ignore[reportAttributeAccessIssue]
+
+    def steps(self, context):
+        ignore = ("filepath", "files", "directory", "filter_glob", "check_existing", "interactive")
+        return self.import_steps(context, self.paths(), **self.as_keywords(ignore=ignore))  # pyright: ignore[reportAttributeAccessIssue]
+
+    def finished(self, context, result):
+        objects, messages = result
+        for text in messages:
+            self.report({"WARNING"} if "line" in text else {"INFO"}, text)  # pyright: ignore[reportAttributeAccessIssue]
+        self.report({"INFO"}, f"Imported {len(self.paths())} {self.label} file(s) into {len(objects)} armature(s)")  # pyright: ignore[reportAttributeAccessIssue]
+
+
+def export_motion(
+    context, obj, path, write, *, frame_start=None, frame_end=None, axis_forward="-Z", axis_up="Y", scale=1.0, **options
+):
+    """The Motion of armature `obj` (scene range by default; see read.armature.armature_motion for
+    `options`), written with `write(motion, path)`; returns the Motion."""
+    scene = context.scene
+    first = scene.frame_start if frame_start is None else frame_start
+    last = scene.frame_end if frame_end is None else frame_end
+    motion = armature_motion(
+        context, obj, np.arange(first, last + 1), axis_matrix(axis_forward, axis_up), scale, **options
+    )
+    write(motion, path)
+    return motion
+
+
+class MotionExport(ExportHelper, Axes):
+    """Operator mixin for exporting the active armature's animation. A format sets
+    `export(context, obj, path, **options)` (returns the Motion written)."""
+
+    bl_options = {"REGISTER", "PRESET"}
+    use_scene_range: BoolProperty(name="Scene Frame Range", default=True, description="Export the scene's frame range")
+    frame_start: IntProperty(name="Start", default=1, description="First frame (when not using the scene range)")
+    frame_end: IntProperty(name="End", default=250, description="Last frame (when not using the scene range)")
+    rotation_order: EnumProperty(
+        name="Rotation Order",
+        default="FILE",
+        items=[
+            ("FILE", "As Imported", "Each joint's rotation order in the file the armature came from (else Native)"),
+            ("NATIVE", "Native", "Each bone's Euler mode (ZXY for quaternion bones)"),
+        ]
+        + _ORDERS,
+        description="Euler order of the rotations",
+    )
+    source: EnumProperty(
+        name="Source",
+        default="AUTO",
+        items=[
+            (
+                "AUTO",
+                "Automatic",
+                "The action's keys, or the evaluated scene when constraints, drivers or NLA move the rig",
+            ),
+            ("ACTION", "Action Keys", "The keys of the assigned action (fast)"),
+            ("EVALUATED", "Evaluated Scene", "Step through every frame (follows constraints, drivers, NLA)"),
+        ],
+        description="Where the motion comes from",
+    )
+
+    @classmethod
+    def poll(cls, context):
+        return context.active_object is not None and context.active_object.type == "ARMATURE"
+
+    def execute(self, context):
+        ignore = ("filepath", "filter_glob", "check_existing", "use_scene_range")
+        options = self.as_keywords(ignore=ignore)  # pyright: ignore[reportAttributeAccessIssue] - an Operator's
+        if self.use_scene_range:
+            options.update(frame_start=None, frame_end=None)
+        path = self.filepath  # pyright: ignore[reportAttributeAccessIssue] - ExportHelper's, missing from the stubs
+        try:
+            motion = self.export(context, context.active_object, path, **options)  # pyright: ignore[reportAttributeAccessIssue]
+        except Exception as error:
+            self.report({"ERROR"}, message(error, path))  # pyright: ignore[reportAttributeAccessIssue]
+            return {"CANCELLED"}
+        self.report({"INFO"}, f"Exported {motion.skeleton.joint_count} joints x {motion.frame_count} frames")  # pyright: ignore[reportAttributeAccessIssue]
+        return {"FINISHED"}

@@ -1,0 +1,1 @@
+"""Blender data -> core models: armatures' animation as Motions, meshes as MeshAnimations."""

@@ -1,0 +1,95 @@
+"""Blender meshes -> core: a mesh's topology (`mesh_from_blender`) and its evaluated animation
+encoded as a mesh ensemble (`export_memg`, which scripts can call too)."""
+
+import numpy as np
+
+from ... import core
+from ...core.mesh import Mesh
+from ..common.progress import Progress
+from ..common.units import scene_fps
+
+
+def export_memg(
+    context, obj, path, *, frame_start=None, frame_end=None, tolerance=1e-3, relative=True, grouping="components"
+):
+    """Encode the evaluated mesh of `obj` over the frame range (scene range by default) and write
+    .memg + .obj; returns the encoded MeshAnimation."""
+    scene = context.scene
+    first = scene.frame_start if frame_start is None else frame_start
+    last = scene.frame_end if frame_end is None else frame_end
+    current = scene.frame_current
+    depsgraph = context.evaluated_depsgraph_get()
+    positions, topology = [], None
+    progress = Progress(context, "Sampling mesh")
+    try:
+        for frame in range(first, last + 1):
+            scene.frame_set(frame)
+            evaluated = obj.evaluated_get(depsgraph)
+            data = evaluated.to_mesh()
+            try:
+                flat = np.empty(3 * len(data.vertices), dtype=np.float32)
+                data.vertices.foreach_get("co", flat)
+                if topology is None:
+                    topology = mesh_from_blender(data)
+                elif len(flat) != 3 * len(topology.vertices):
+                    raise ValueError(f"the vertex count changes at frame {frame}: a mesh ensemble needs fixed topology")
+                positions.append(flat.reshape(-1, 3).astype(float))
+            finally:
+                evaluated.to_mesh_clear()
+            progress.show((frame - first + 1) / (last - first + 1), f"frame {frame}")
+    finally:
+        scene.frame_set(current)
+        progress.close()
+    if topology is None:
+        raise ValueError("the frame range is empty")
+    if grouping == "groups":
+        topology.groups = _face_groups(obj, topology)
+    dense = core.mesh.MeshAnimation(topology, float(scene_fps(scene)), np.array(positions))
+    return core.write(
+        dense, path, tolerance=tolerance, relative=relative, grouping="groups" if topology.groups else "components"
+    )
+
+
+def _face_groups(obj, mesh):
+    """Faces whose corners all lie in a vertex group, per vertex group (for the .obj groups)."""
+    groups = {}
+    starts = mesh.face_starts
+    for group in obj.vertex_groups:
+        members = np.zeros(len(mesh.vertices), dtype=bool)
+        members[[v.index for v in obj.data.vertices if any(e.group == group.index for e in v.groups)]] = True
+        inside = np.logical_and.reduceat(members[mesh.face_vertices], starts) if len(starts) else np.zeros(0, bool)
+        if inside.any():
+            groups[group.name] = np.flatnonzero(inside)
+    return groups
+
+
+def mesh_from_blender(data):
+    """A core Mesh of a bpy Mesh's topology (positions as they are), uvs and materials."""
+    count = len(data.vertices)
+    vertices = np.empty(3 * count, dtype=np.float32)
+    data.vertices.foreach_get("co", vertices)
+    starts = np.empty(len(data.polygons), dtype=np.int32)
+    sizes = np.empty(len(data.polygons), dtype=np.int32)
+    data.polygons.foreach_get("loop_start", starts)
+    data.polygons.foreach_get("loop_total", sizes)
+    corners = np.empty(len(data.loops), dtype=np.int32)
+    data.loops.foreach_get("vertex_index", corners)
+    order = np.concatenate([np.arange(s, s + n) for s, n in zip(starts, sizes)]) if len(starts) else corners
+    uvs, face_uvs = None, None
+    if data.uv_layers.active is not None:
+        uv = np.empty(2 * len(data.loops), dtype=np.float32)
+        data.uv_layers.active.data.foreach_get("uv", uv)
+        uvs = uv.reshape(-1, 2)[order].astype(float)
+        face_uvs = np.arange(len(order))
+    materials = np.empty(len(data.polygons), dtype=np.int32)
+    data.polygons.foreach_get("material_index", materials)
+    names = [m.name if m else "" for m in data.materials]
+    return Mesh(
+        vertices.reshape(-1, 3),
+        sizes,
+        corners[order],
+        uvs=uvs,
+        face_uvs=face_uvs,
+        face_materials=materials if names else None,
+        materials=names,
+    )

@@ -1,0 +1,172 @@
+"""Markers: labelled 3D points over frames (C3D, TRC), with residuals, analog channels, events and
+the file's parameters as read."""
+
+import dataclasses
+
+import numpy as np
+
+
+@dataclasses.dataclass
+class Parameter:
+    """One C3D parameter as read: `value` is a numpy array in C order (the file's dimensions
+    reversed: FORCE_PLATFORM:CORNERS of dimensions (3, 4, n) becomes shape (n, 4, 3)) of int8 (byte),
+    int16 (integer), float32 (real) or str (characters: the first dimension is the string length,
+    trailing blanks removed)."""
+
+    value: np.ndarray
+    description: str = ""
+    locked: bool = False
+
+
+class Group(dict):
+    """A C3D parameter group: parameter name -> Parameter, plus the group's description and lock."""
+
+    def __init__(self, parameters=(), *, description="", locked=False):
+        super().__init__(parameters)
+        self.description = description
+        self.locked = locked
+
+    def __repr__(self):
+        return f"Group({dict.__repr__(self)}, description={self.description!r}, locked={self.locked})"
+
+
+@dataclasses.dataclass
+class Analog:
+    """Analog channels (force plates, EMG, ...) sampled `per_frame` times per marker frame.
+
+    values   (S, C) float32 in each channel's units (offset and scales applied), S = frames x per_frame
+    rate     samples per second
+    """
+
+    values: np.ndarray
+    rate: float
+    names: list
+    units: list = None
+    descriptions: list = None
+
+    def __post_init__(self):
+        self.values = np.asarray(self.values)
+        if self.values.ndim != 2 or self.values.shape[1] != len(self.names):
+            raise ValueError(f"analog values {self.values.shape} must be (samples, {len(self.names)} channels)")
+        count = len(self.names)
+        self.units = [""] * count if self.units is None else list(self.units)
+        self.descriptions = [""] * count if self.descriptions is None else list(self.descriptions)
+        if len(self.units) != count or len(self.descriptions) != count:
+            raise ValueError(f"{count} analog channels need as many units and descriptions")
+        if not 0 < self.rate < float("inf"):
+            raise ValueError(f"analog rate must be positive and finite, not {self.rate}")
+
+
+@dataclasses.dataclass
+class Event:
+    """A time event: `time` in seconds from the first frame's clock (C3D EVENT:TIMES), a label,
+    a context ("Left", "Right", "General" or ""), a description."""
+
+    time: float
+    label: str
+    context: str = ""
+    description: str = ""
+
+
+class Markers:
+    """Labelled 3D points over frames, in file units.
+
+    names         marker labels (M), as the file gives them (not necessarily unique)
+    positions     (F, M, 3) float32 (C3D) or float64 (TRC); NaN where a marker is missing
+    rate          frames per second (float)
+    units         length unit of the positions as the file states it ("mm", "m", ...), or ""
+    first_frame   the file's number of the first frame (C3D and TRC count from 1 by default)
+    residuals     (F, M) float32, file units, NaN where a marker is missing; or None
+    camera_masks  (F, M) uint8: bit c is set when camera c + 1 saw the marker (C3D: 7 cameras);
+                  0 where the marker is missing; or None
+    descriptions  per marker, the file's description ("" if none)
+    analog        Analog channels, or None
+    events        list of Event
+    parameters    C3D: group name -> Group of Parameters, exactly as read; TRC: {}
+    metadata      format-specific facts (C3D: processor, storage, header; TRC: header fields)
+    """
+
+    def __init__(
+        self,
+        names,
+        positions,
+        rate,
+        *,
+        units="",
+        first_frame=1,
+        residuals=None,
+        camera_masks=None,
+        descriptions=None,
+        analog=None,
+        events=(),
+        parameters=None,
+        metadata=None,
+    ):
+        self.names = [str(n) for n in names]
+        self.positions = np.asarray(positions)
+        if self.positions.dtype.kind != "f":
+            self.positions = self.positions.astype(float)
+        count = len(self.names)
+        if self.positions.ndim != 3 or self.positions.shape[1:] != (count, 3):
+            raise ValueError(f"positions {self.positions.shape} must be (frames, {count} markers, 3)")
+        self.rate = float(rate)
+        if not 0 < self.rate < float("inf"):
+            raise ValueError(f"rate must be positive and finite, not {rate}")
+        self.units = str(units)
+        self.first_frame = int(first_frame)
+        shape = self.positions.shape[:2]
+        self.residuals = None if residuals is None else np.asarray(residuals)
+        self.camera_masks = None if camera_masks is None else np.asarray(camera_masks, dtype=np.uint8)
+        for name, array in (("residuals", self.residuals), ("camera_masks", self.camera_masks)):
+            if array is not None and array.shape != shape:
+                raise ValueError(f"{name} {array.shape} must be {shape}")
+        self.descriptions = [""] * count if descriptions is None else [str(d) for d in descriptions]
+        if len(self.descriptions) != count:
+            raise ValueError(f"{len(self.descriptions)} descriptions for {count} markers")
+        self.analog = analog
+        if analog is not None and len(analog.values) != self.frame_count * self.analog_per_frame:
+            raise ValueError(
+                f"{len(analog.values)} analog samples: expected {self.analog_per_frame} per frame "
+                f"x {self.frame_count} frames"
+            )
+        self.events = list(events)
+        self.parameters = {} if parameters is None else parameters
+        self.metadata = {} if metadata is None else metadata
+
+    def __repr__(self):
+        analog = f", {len(self.analog.names)} analog channels" if self.analog is not None else ""
+        return f"<Markers {self.marker_count} markers x {self.frame_count} frames at {self.rate:g} Hz{analog}>"
+
+    @property
+    def frame_count(self):
+        return self.positions.shape[0]
+
+    @property
+    def marker_count(self):
+        return self.positions.shape[1]
+
+    @property
+    def valid(self):
+        """(F, M) bool: where the marker was seen (its position is not NaN)."""
+        return ~np.isnan(self.positions).any(axis=2)
+
+    @property
+    def analog_per_frame(self):
+        """Analog samples per marker frame (analog rate / marker rate, a whole number)."""
+        if self.analog is None:
+            return 0
+        ratio = self.analog.rate / self.rate
+        if abs(ratio - round(ratio)) > 1e-6 * ratio or round(ratio) < 1:
+            raise ValueError(f"analog rate {self.analog.rate:g} is not a multiple of the marker rate {self.rate:g}")
+        return round(ratio)
+
+    def index(self, name):
+        """Index of the first marker called `name`."""
+        try:
+            return self.names.index(name)
+        except ValueError:
+            raise KeyError(f"no marker named {name!r}") from None
+
+    def times(self):
+        """(F,) time of each frame in seconds, frame `first_frame` at (first_frame - 1) / rate."""
+        return (self.first_frame - 1 + np.arange(self.frame_count)) / self.rate
