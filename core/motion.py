@@ -18,14 +18,20 @@ class Motion:
     euler_orders  per joint, the Euler order (a permutation of "XYZ")
     translations  (F, J, 3) local translation of every joint (its offset where the file has no
                   position channels)
-    scales        (F, J) uniform scale per joint and frame (HTR), or None
+    scales        (F, J) uniform scale per joint and frame (HTR's SF), or None: it sizes the joint's
+                  own segment (its End Sites, its world matrix), not its children (see fk)
     frame_time_text  the frame period as the file printed it (BVH `Frame Time`), or None; a writer
                   prints it back while it still stands for `fps` (see frame_rate.snap_rate)
+
+    record        what the file says that the arrays cannot hold, for writers and the Blender layer:
+                  a JSON-serialisable dict (for HTR its header, units, bone lengths: see formats.htr)
 
     The local transform of joint j is T(translations) @ R_rest @ R(euler) @ S(scales).
     """
 
-    def __init__(self, skeleton, fps, euler, euler_orders, translations, scales=None, *, frame_time_text=None):
+    def __init__(
+        self, skeleton, fps, euler, euler_orders, translations, scales=None, *, frame_time_text=None, record=None
+    ):
         self.skeleton = skeleton
         self.fps = float(fps)
         self.euler = np.asarray(euler, dtype=float)
@@ -33,6 +39,7 @@ class Motion:
         self.translations = np.asarray(translations, dtype=float)
         self.scales = None if scales is None else np.asarray(scales, dtype=float)
         self.frame_time_text = frame_time_text
+        self.record = {} if record is None else record
         shape = (self.frame_count, skeleton.joint_count)
         if self.euler.shape != shape + (3,) or self.translations.shape != shape + (3,):
             raise ValueError(

@@ -41,13 +41,14 @@ def normalize_newlines(data):
     return data
 
 
-def parse_table(block, columns, rows, *, path, first_line, strict=True, what="frame"):
+def parse_table(block, columns, rows, *, path, first_line, strict=True, what="frame", end="file"):
     """Parse `block` (bytes, LF or CRLF line ends) into a (rows, columns) float array.
 
     `first_line` is the file line number of the block's first line. Blank lines are skipped. Every
     non-blank line must hold exactly `columns` finite numbers, and there must be exactly `rows`
     lines. With strict=False a short or long table, or an incomplete last line, is accepted with a
-    warning (the rows present are kept). Anything else raises ParseError naming the line.
+    warning (the rows present are kept). Anything else raises ParseError naming the line. `what`
+    names a row in messages, `end` what ends with the block ("file", "block [Hips]").
     """
     table = _decimal_table(block, columns) if columns else None
     if table is None and columns:
@@ -74,9 +75,9 @@ def parse_table(block, columns, rows, *, path, first_line, strict=True, what="fr
             raise ParseError(path, f"{rows} {what}s declared but only {lines} lines follow", line=first_line)
         return np.zeros((rows, 0))
     if len(table) != rows:
-        last = first_line + _line_of_row(block, min(len(table), rows))
+        last = first_line + line_of_row(block, min(len(table), rows))
         if len(table) < rows:
-            what_happened = f"file ends after {len(table)} of the {rows} {what}s declared"
+            what_happened = f"{end} ends after {len(table)} of the {rows} {what}s declared"
         else:
             what_happened = f"{what} {rows + 1} found, but only {rows} {what}s were declared"
         if strict:
@@ -213,8 +214,8 @@ def _eight_digits(words, count):
     return words, ok
 
 
-def _line_of_row(block, row):
-    """Line offset (0-based, from the block start) of non-blank row `row`, or of the end."""
+def line_of_row(block, row):
+    """Line offset (0-based, from the block start) of non-blank row `row` of `block`, or of the end."""
     count = 0
     lines = block.split(b"\n")
     for number, line in enumerate(lines):
@@ -292,8 +293,10 @@ def _four_digit_table():
     return _digits(np.arange(10_000), 4).view("<u4").ravel().astype(np.uint64)
 
 
-def format_table(values, decimals=6):
-    """Bytes of `values` (rows, columns) in fixed-point notation, space-separated, one row per line.
+def format_table(values, decimals=6, *, separator=" ", whole=0):
+    """Bytes of `values` (rows, columns) in fixed-point notation, one row per line, the columns
+    separated by `separator` (one character); the first `whole` columns are printed as integers
+    (rounded: frame numbers).
 
     Equivalent to numpy.savetxt(fmt="%.{decimals}f") but vectorised: every number becomes 8-byte
     words (the integer part from a lookup table, the fraction from two 4-digit lookups per word)
@@ -301,10 +304,10 @@ def format_table(values, decimals=6):
     prints "-0". Integer parts of a million or more, or more than 9 decimals, take a slower exact
     path (Python formatting).
     """
-    return b"".join(format_blocks(values, decimals))
+    return b"".join(format_blocks(values, decimals, separator=separator, whole=whole))
 
 
-def format_blocks(values, decimals=6):
+def format_blocks(values, decimals=6, *, separator=" ", whole=0):
     """`format_table` as a sequence of byte blocks of whole rows (to write without joining)."""
     values = np.asarray(values, dtype=float)
     rows, columns = values.shape
@@ -313,11 +316,16 @@ def format_blocks(values, decimals=6):
     if values.size == 0:
         yield b"\n" * rows
         return
+    if len(separator) != 1 or not 0 <= whole <= columns:
+        raise ValueError(f"separator must be one character ({separator!r}), whole 0 to {columns} ({whole})")
     step = max(1, _BLOCK // columns)  # blocks that stay in cache (and out of the page-fault path)
-    yield from parallel_map(lambda i: _format_block(values[i : i + step], decimals), range(0, rows, step))
+    values = np.concatenate([np.rint(values[:, :whole]), values[:, whole:]], axis=1) if whole else values
+    yield from parallel_map(
+        lambda i: _format_block(values[i : i + step], decimals, separator, whole), range(0, rows, step)
+    )
 
 
-def _format_block(values, decimals):
+def _format_block(values, decimals, separator, integers):
     rows, columns = values.shape
     scale = 10.0**decimals
     scaled = np.rint(values.ravel() * scale)
@@ -325,7 +333,7 @@ def _format_block(values, decimals):
     magnitude = np.abs(scaled, out=scaled)
     whole = np.floor(magnitude / scale)
     if decimals > 9 or whole.max() >= 10 ** (7 - bool(decimals)):
-        line = " ".join([f"%.{decimals}f"] * columns) + "\n"
+        line = separator.join(["%.0f"] * integers + [f"%.{decimals}f"] * (columns - integers)) + "\n"
         values = np.where(magnitude.reshape(values.shape) == 0, 0.0, values)  # no "-0.000"
         return "".join(line % tuple(row) for row in values).encode()
     fraction_words = 1 + decimals // 8  # the fraction digits and the separator
@@ -348,7 +356,16 @@ def _format_block(values, decimals):
         word = table[high] | (table[low] << np.uint64(32))
         if j == fraction_words - 1:  # drop the padding digits, add the separator
             word &= (np.uint64(1) << shift) - np.uint64(1)
-            word |= np.uint64(ord(" ")) << shift
-            word.reshape(rows, columns)[:, -1] ^= np.uint64(ord(" ") ^ ord("\n")) << shift
+            word |= np.uint64(ord(separator)) << shift
+            word.reshape(rows, columns)[:, -1] ^= np.uint64(ord(separator) ^ ord("\n")) << shift
         words[:, 1 + j] = word
+    if integers:  # whole numbers: the integer part without its point, then only the separator
+        head = words.reshape(rows, columns, -1)[:, :integers]
+        index = whole.reshape(rows, columns)[:, :integers]
+        sign = negative.reshape(rows, columns)[:, :integers]
+        head[..., 0] = _integer_words(index.astype(np.int64).ravel(), sign.ravel(), False).reshape(index.shape)
+        head[..., 1:] = 0
+        head[..., -1] = ord(separator)
+        if integers == columns:
+            head[:, -1, -1] = ord("\n")
     return words.tobytes().translate(None, b"\0")

@@ -27,6 +27,7 @@ import zlib
 
 import numpy as np
 
+from htr_samples import SAMPLE
 from mocap_io import core
 from mocap_io.core import mesh as mesh_module
 from mocap_io.core.formats import pc2
@@ -34,7 +35,7 @@ from mocap_io.core.markers import Analog, Event, Markers
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 CORPUS = pathlib.Path(os.environ.get("MOCAP_IO_CORPUS", ROOT.parent / "shared" / "corpus"))
-FORMATS = ("bvh", "obj", "memg", "pc2", "c3d", "trc")
+FORMATS = ("bvh", "htr", "obj", "memg", "pc2", "c3d", "trc")
 MEMORY_LIMIT = 3 << 30  # address space of the child, bytes
 CASE_SECONDS = 5.0  # time limit of one case
 CASES = 400  # per format
@@ -90,6 +91,20 @@ def seeds(fmt):
             for name in ("pybvh/rotation_first_root.bvh", "fairmotion/sinusoidal.bvh"):
                 if (CORPUS / "bvh" / name).is_file():
                     out.append((name, {"t.bvh": (CORPUS / "bvh" / name).read_bytes()}, "t.bvh"))
+        elif fmt == "htr":
+            out.append(("sample", {"t.htr": SAMPLE.encode()}, "t.htr"))
+            core.write(core.read(folder / _written("t.htr", SAMPLE, folder)), folder / "t.gtr")
+            out.append(("sample gtr", {"t.gtr": (folder / "t.gtr").read_bytes()}, "t.gtr"))
+            if (CORPUS / "htr/animal3d-egnaro/egnaro_skel_anim.htr").is_file():
+                egnaro = (CORPUS / "htr/animal3d-egnaro/egnaro_skel_anim.htr").read_bytes()
+                egnaro = re.sub(rb"(?m)^([3-9]|[1-9][0-9]+)\t.*\n", b"", egnaro)  # frames 0-2 of its 81
+                out.append(
+                    (
+                        "egnaro_skel_anim.htr (3 frames)",
+                        {"t.htr": egnaro.replace(b"NumFrames 81", b"NumFrames 3")},
+                        "t.htr",
+                    )
+                )
         elif fmt in ("obj", "memg"):
             n = 4
             grid = np.stack(np.meshgrid(np.arange(n), np.arange(n), indexing="ij"), -1).reshape(-1, 2)
@@ -168,6 +183,11 @@ def seeds(fmt):
                     )
                 )
     return out
+
+
+def _written(name, text, folder):
+    (folder / name).write_text(text)
+    return name
 
 
 def _flip(data, rng):

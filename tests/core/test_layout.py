@@ -13,6 +13,9 @@ from mocap_io import core
     [
         ("bvh", "read_bvh"),
         ("bvh", "write_bvh"),
+        ("htr", "read_htr"),
+        ("htr", "write_htr"),
+        ("htr", "write_gtr"),
         ("c3d", "read_c3d"),
         ("c3d", "write_c3d"),
         ("trc", "read_trc"),

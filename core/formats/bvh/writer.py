@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from ... import rotations
+from ... import rebase, rotations
 from ...atomic import atomic_write
 from ...errors import require_finite
 from ...frame_rate import snap_rate
@@ -20,10 +20,14 @@ def write_bvh(motion, path, *, precision=6, rotation_order=None, position_joints
     positions        "replace" (channel = local translation) or "add" (channel = translation -
                      OFFSET): use the convention the file will be read with
     A joint whose layout has no channel for data the motion holds (a moving translation, a turn
-    about an axis without a channel) gets the channels it needs, so nothing is lost.
+    about an axis without a channel) gets the channels it needs, so nothing is lost. A motion with
+    rest rotations (HTR, ASF) is first re-based onto BVH's identity rest (rebase.identity_rest):
+    the same world joint positions. Scales (HTR's SF) have no place in BVH and are left out.
     """
     if positions not in ("replace", "add"):
         raise ValueError(f"positions must be 'replace' or 'add', not {positions!r}")
+    if motion.skeleton.rest_rotations is not None:
+        motion = rebase.identity_rest(motion)
     skeleton = motion.skeleton
     _require_finite(motion)
     euler, orders = motion.euler, motion.euler_orders
