@@ -2,17 +2,27 @@
 Nothing here parses a file; nothing in core knows Blender.
 
 Scripts call the plain functions behind the operators: `import_bvh`, `export_bvh`, `import_memg`,
-`export_memg` (see each for its options)."""
+`export_memg`, `import_htr`, `export_htr` (see each for its options)."""
 
 import bpy
 
 from .build.ensemble import import_memg
-from .operators import bvh, memg
+from .operators import bvh, htr, memg
 from .operators.bvh import export_bvh, import_bvh
+from .operators.htr import export_htr, import_htr
 from .read.mesh import export_memg
 
-__all__ = ["export_bvh", "export_memg", "import_bvh", "import_memg", "register", "unregister"]
-_MODULES = (bvh, memg)
+__all__ = [
+    "export_bvh",
+    "export_htr",
+    "export_memg",
+    "import_bvh",
+    "import_htr",
+    "import_memg",
+    "register",
+    "unregister",
+]
+_MODULES = (bvh, htr, memg)
 
 
 def register():
