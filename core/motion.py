@@ -3,8 +3,10 @@
 import numpy as np
 
 from . import rotations
+from .errors import require_finite
 from .fk import forward_kinematics, points_in_world
 from .frame_rate import snap_rate
+from .skeleton import Skeleton
 
 
 class Motion:
@@ -101,6 +103,60 @@ class Motion:
             None if self.scales is None else self.scales[one],
         )
         return np.ptp(np.vstack([pose.world_positions()[0], pose.end_site_positions()[0]]), axis=0)
+
+    def require_finite(self):
+        """Raise ValueError naming the joint (and frame) of the first NaN or infinity in the skeleton
+        or the motion: writers refuse such data before they open their output."""
+        s, names = self.skeleton, self.skeleton.names
+        require_finite(s.offsets, lambda j, axis: f"OFFSET {'XYZ'[axis]} of joint {names[j]!r}")
+        require_finite(
+            s.end_site_offsets,
+            lambda e, axis: f"End Site OFFSET {'XYZ'[axis]} of joint {names[s.end_site_parents[e]]!r}",
+        )
+        if s.rest_rotations is not None:
+            require_finite(s.rest_rotations, lambda j, row, column: f"rest rotation of joint {names[j]!r}")
+        require_finite(self.euler, lambda f, j, i: f"rotation {i + 1} of joint {names[j]!r} at frame {f}")
+        require_finite(
+            self.translations, lambda f, j, axis: f"translation {'XYZ'[axis]} of joint {names[j]!r} at frame {f}"
+        )
+        if self.scales is not None:
+            require_finite(self.scales, lambda f, j: f"scale of joint {names[j]!r} at frame {f}")
+
+    def with_identity_rest(self):
+        """This motion on a skeleton without rest rotations (each joint's zero pose turned to the
+        world axes), as formats without them (BVH) need: world joint and End Site positions stay.
+
+        With W the rest world rotation of a joint, its offset and translations become W_parent @ t,
+        its rotation W @ R @ W^-1 in its own Euler order (angles unwrapped over time). Channel
+        layouts as read no longer apply and are dropped; self is returned when there is nothing to do.
+        """
+        s = self.skeleton
+        if s.rest_rotations is None:
+            return self
+        world = s.rest_world()[0]
+        parent_world = np.where((s.parents < 0)[:, None, None], np.eye(3), world[s.parents])
+        euler = self.euler.copy()
+        for j, order in enumerate(self.euler_orders):
+            if not np.array_equal(world[j], np.eye(3)):
+                turned = rotations.sandwich(world[j], self.local_rotation(j), world[j].T)
+                euler[:, j] = rotations.unwrap_euler(rotations.matrix_to_euler(turned, order))
+        skeleton = Skeleton(
+            s.names,
+            s.parents,
+            np.einsum("jab,jb->ja", parent_world, s.offsets),
+            end_site_parents=s.end_site_parents,
+            end_site_offsets=np.einsum("eab,eb->ea", world[s.end_site_parents], s.end_site_offsets),
+        )
+        translations = np.einsum("jab,fjb->fja", parent_world, self.translations)
+        return Motion(
+            skeleton,
+            self.fps,
+            euler,
+            self.euler_orders,
+            translations,
+            self.scales,
+            frame_time_text=self.frame_time_text,
+        )
 
     def end_site_positions(self):
         """(F, E, 3) world position of every End Site (see Skeleton.end_site_parents)."""

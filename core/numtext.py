@@ -41,6 +41,14 @@ def normalize_newlines(data):
     return data
 
 
+def decode_text(data):
+    """Text of `data` (bytes): UTF-8, else Latin-1 (names in a legacy 8-bit encoding)."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data.decode("latin-1")
+
+
 def parse_table(block, columns, rows, *, path, first_line, strict=True, what="frame"):
     """Parse `block` (bytes, LF or CRLF line ends) into a (rows, columns) float array.
 
@@ -92,10 +100,34 @@ _POWERS = 10 ** np.arange(9, dtype=np.uint64)  # per 8-digit word
 _FLOAT_POWERS = 10.0 ** np.arange(23)  # all exact in float64
 
 
+def parse_numbers(block):
+    """Every whitespace-separated token of `block` (bytes) as one flat float array, or None when a
+    token is not a finite decimal number (the caller then finds and names it).
+
+    For text whose lines hold different counts of numbers (AMC): the fast path of `parse_table`,
+    else numpy's tokenizer over one token per line.
+    """
+    values = _decimal_table(block, None)
+    if values is None:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UserWarning)  # "input contained no data"
+                values = np.loadtxt(io.BytesIO(block.translate(_TOKENS_PER_LINE)), comments=None, ndmin=1)
+        except ValueError:
+            return None
+        if not np.isfinite(values).all():
+            return None
+    return values
+
+
+_TOKENS_PER_LINE = bytes.maketrans(b" \t\r\x0b\x0c", b"\n\n\n\n\n")
+
+
 def _decimal_table(block, columns):
     """The fast path of `parse_table`: decimals ([+-]digits[.digits][e[+-]ddd], at most 8 digits
-    before the point and 16 after) in whole rows of `columns`, or None for anything else (longer
-    numbers, powers beyond 1e22, bad tokens or rows), which the general path reads or reports.
+    before the point and 16 after) in whole rows of `columns` (any number per line when None, as one
+    flat array), or None for anything else (longer numbers, powers beyond 1e22, bad tokens or rows),
+    which the general path reads or reports.
 
     Exact: each number is the integer of its digits (< 2**53) divided or multiplied by a power of
     ten up to 1e22, all exact in float64, and IEEE division and multiplication round the exact
@@ -125,7 +157,7 @@ def _decimal_rows(chunk, columns):
     starts = np.flatnonzero(space[:-1] & ~space[1:]) + 1
     ends = np.flatnonzero(~space[:-1] & space[1:]) + 1
     if not len(starts):
-        return np.zeros((0, columns))
+        return np.zeros((0, columns) if columns else 0)
     stop = ends  # where each mantissa stops: an exponent mark or the end
     marks = np.flatnonzero((text | 32) == ord("e"))
     if len(marks):
@@ -182,6 +214,8 @@ def _decimal_rows(chunk, columns):
     if power.max() > 0:
         values *= _FLOAT_POWERS[np.maximum(power, 0)]
     np.negative(values, out=values, where=lead == 45)
+    if columns is None:
+        return values
     per_line = np.diff(np.searchsorted(starts, np.flatnonzero(text == 10)), prepend=0, append=len(starts))
     if not ((per_line == 0) | (per_line == columns)).all():
         return None
