@@ -104,8 +104,7 @@ def parse_numbers(block):
     """Every whitespace-separated token of `block` (bytes) as one flat float array, or None when a
     token is not a finite decimal number (the caller then finds and names it).
 
-    For text whose lines hold different counts of numbers (AMC): the fast path of `parse_table`,
-    else numpy's tokenizer over one token per line.
+    The fast path of `parse_table` without its rows, else numpy's tokenizer over one token per line.
     """
     values = _decimal_table(block, None)
     if values is None:
@@ -121,6 +120,29 @@ def parse_numbers(block):
 
 
 _TOKENS_PER_LINE = bytes.maketrans(b" \t\r\x0b\x0c", b"\n\n\n\n\n")
+
+
+def decimal_values(text, starts, ends):
+    """Floats of the tokens ``text[starts[i]:ends[i]]`` (sorted, not overlapping) of a uint8 array
+    with at least 8 bytes before the first token and 17 after the last; or None unless every one
+    is a decimal of the fast path (see `_decimal_table`). Bytes between the tokens are not read as
+    numbers: a caller that has found the tokens (and words among them) parses only the numbers.
+    Chunks of tokens parse in parallel.
+    """
+    cuts = np.searchsorted(starts, np.arange(starts[0] + _CHUNK, ends[-1], _CHUNK)) if len(starts) else []
+    bounds = list(zip([0, *cuts], [*cuts, len(starts)]))
+
+    def chunk(bound):
+        a, b = bound
+        if a == b:
+            return np.zeros(0)
+        low = starts[a] - 8
+        return _decimal_values(text[low : ends[b - 1] + 17], starts[a:b] - low, ends[a:b] - low)
+
+    parts = list(parallel_map(chunk, bounds))
+    if any(part is None for part in parts):
+        return None
+    return np.concatenate(parts) if parts else np.zeros(0)
 
 
 def _decimal_table(block, columns):
@@ -158,32 +180,36 @@ def _decimal_rows(chunk, columns):
     ends = np.flatnonzero(~space[:-1] & space[1:]) + 1
     if not len(starts):
         return np.zeros((0, columns) if columns else 0)
+    values = _decimal_values(text, starts, ends)
+    if values is None or columns is None:
+        return values
+    per_line = np.diff(np.searchsorted(starts, np.flatnonzero(text == 10)), prepend=0, append=len(starts))
+    if not ((per_line == 0) | (per_line == columns)).all():
+        return None
+    return values.reshape(-1, columns)
+
+
+def _decimal_values(text, starts, ends):
+    """Values of the tokens text[starts:ends] (see `decimal_values`), or None."""
     stop = ends  # where each mantissa stops: an exponent mark or the end
-    marks = np.flatnonzero((text | 32) == ord("e"))
+    marks, marked = _owned(np.flatnonzero((text | 32) == ord("e")), starts, ends)
     if len(marks):
-        marked = np.searchsorted(starts, marks, "right") - 1
         if np.any(marked[1:] == marked[:-1]):
             return None
         stop = ends.copy()
         stop[marked] = marks
+    words = np.ndarray((len(text) - 7,), dtype="<u8", buffer=text, strides=(1,))  # 8 bytes at every offset
     dots = np.flatnonzero(text == 46)
     if len(dots) == len(starts) and ((dots > starts) & (dots < stop)).all():
         point = dots  # the usual case: one point in every number
     else:
-        owner = np.searchsorted(starts, dots, "right") - 1
-        first = np.ones(len(dots), dtype=bool)
-        first[1:] = owner[1:] != owner[:-1]
-        point = stop.copy()
-        point[owner[first]] = dots[first]
-        if np.any(point > stop):
-            return None  # a point in an exponent
+        point = _points(words, starts, stop)
     lead = text[starts]
     integer_digits = point - starts - ((lead == 45) | (lead == 43))
     fraction_digits = np.maximum(stop - point - 1, 0)
     digits = integer_digits + fraction_digits
     if integer_digits.max() > 8 or fraction_digits.max() > 16 or digits.max() > 19 or digits.min() < 1:
         return None  # (19 digits still fit in 64 bits)
-    words = np.ndarray((len(text) - 7,), dtype="<u8", buffer=text, strides=(1,))  # 8 bytes at every offset
     whole, ok = _eight_digits(words[point - 8], integer_digits)
     for offset in (1, 9) if fraction_digits.max() > 8 else (1,):  # fraction digits, 8 at a time
         count = np.clip(fraction_digits - (offset - 1), 0, 8)
@@ -214,12 +240,35 @@ def _decimal_rows(chunk, columns):
     if power.max() > 0:
         values *= _FLOAT_POWERS[np.maximum(power, 0)]
     np.negative(values, out=values, where=lead == 45)
-    if columns is None:
-        return values
-    per_line = np.diff(np.searchsorted(starts, np.flatnonzero(text == 10)), prepend=0, append=len(starts))
-    if not ((per_line == 0) | (per_line == columns)).all():
-        return None
-    return values.reshape(-1, columns)
+    return values
+
+
+def _points(words, starts, stop):
+    """Where each token's first '.' before `stop` is, else `stop`: looked for in its first 16 bytes
+    (a sign and 8 digits come before it in any number of the fast path), 8 at a time."""
+    point = stop.copy()
+    todo = np.arange(len(starts))
+    for offset in (0, 8):
+        x = words[starts[todo] + offset] ^ np.uint64(0x2E2E2E2E2E2E2E2E)  # a '.' is now a zero byte
+        found = (x - np.uint64(0x0101010101010101)) & ~x & np.uint64(0x8080808080808080)  # exact for the first
+        hit = np.flatnonzero(found)
+        lowest = found[hit]
+        lowest &= ~lowest + np.uint64(1)  # its lowest set bit alone, bit 8 k + 7 for byte k: read from the
+        byte = ((lowest.astype(float).view(np.uint64) >> np.uint64(52)) - np.uint64(1030)) >> np.uint64(3)  # exponent
+        at = starts[todo[hit]] + offset + byte.astype(np.intp)
+        before = at < stop[todo[hit]]
+        point[todo[hit[before]]] = at[before]
+        todo = np.delete(todo, hit)  # a first point found at or after the stop is not in the mantissa
+    return point
+
+
+def _owned(positions, starts, ends):
+    """The `positions` (sorted) inside tokens, and the token of each."""
+    owner = np.searchsorted(starts, positions, "right") - 1
+    inside = (owner >= 0) & (positions < ends[np.maximum(owner, 0)])
+    if inside.all():
+        return positions, owner
+    return positions[inside], owner[inside]
 
 
 def _eight_digits(words, count):
