@@ -14,7 +14,7 @@ from .skeleton import Skeleton
 
 __all__ = ["ParseError", "Motion", "Skeleton", "read", "rotations", "write"]
 
-_FORMAT_MODULES = ("bvh", "memg", "memg_encode", "obj", "pc2")
+_FORMAT_MODULES = ("asf", "bvh", "memg", "memg_encode", "obj", "pc2")
 
 
 def __getattr__(name):

@@ -7,6 +7,8 @@ import os
 # extension -> (module inside core.formats, reader function, writer function or None)
 _FORMATS = {
     ".bvh": ("bvh", "read_bvh", "write_bvh"),
+    ".asf": ("asf", "read_acclaim", "write_acclaim"),
+    ".amc": ("asf", "read_acclaim", "write_amc"),
     ".obj": ("obj", "read_obj", "write_obj"),
     ".memg": ("memg", "read_memg", "write_memg"),
 }
@@ -25,7 +27,7 @@ def _entry(path, index, verb):
 
 
 def read(path, **options):
-    """Read a motion or mesh file; the reader is chosen by extension (.bvh, .obj, .memg)."""
+    """Read a motion or mesh file; the reader is chosen by extension (.bvh, .asf, .amc, .obj, .memg)."""
     return _entry(path, 0, "read")(path, **options)
 
 
