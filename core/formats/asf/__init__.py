@@ -52,16 +52,18 @@ def read_acclaim(path, *, motion=None, skeleton=None, metres=False, fps=None, fi
 
 
 def find_asf(amc):
-    """The .asf for an .amc: the only one in its folder, else the only one whose name begins the
-    AMC's (02.asf for 02_03.amc, as CMU and HDM05 name them); else FileNotFoundError or ValueError."""
+    """The .asf for an .amc: the only one in its folder, else the one with the longest name that
+    begins the AMC's (02.asf for 02_03.amc, as CMU and HDM05 name them); else FileNotFoundError or
+    ValueError."""
     amc = pathlib.Path(amc)
     folder = amc.parent
     found = sorted(p for p in folder.iterdir() if p.suffix.lower() == ".asf" and p.is_file())
     if len(found) == 1:
         return found[0]
     named = [p for p in found if amc.stem.lower().startswith(p.stem.lower())]
-    if len(named) == 1:
-        return named[0]
+    longest = [p for p in named if len(p.stem) == max(len(q.stem) for q in named)]
+    if len(longest) == 1:
+        return longest[0]
     if not found:
         raise FileNotFoundError(f'{amc}: no .asf file in {folder} to read it with: pass skeleton="x.asf"')
     shown = ", ".join(p.name for p in (named or found)[:5])

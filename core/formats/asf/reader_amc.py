@@ -169,6 +169,8 @@ class _Lines:
     def repeats(self, starts, lengths, period):
         """Whether every frame's rows begin with the first frame's tokens of `lengths` and a space
         or tab after each, compared 8 bytes at a time."""
+        if not len(lengths):
+            return True
         words = np.ndarray((len(self.text) - 7,), dtype="<u8", buffer=self.text, strides=(1,))  # 8 bytes at each
         columns = np.repeat(np.arange(1, period), (lengths + 8) // 8)  # the words of a row's name and a space
         at = np.concatenate([np.arange(0, n + 1, 8) for n in lengths])

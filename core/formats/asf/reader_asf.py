@@ -271,10 +271,12 @@ class _Parser:
         elif key == "length":
             bone[key] = self.numbers(tokens[1:], 1, key, number)[0]
         elif key == "axis":
-            order = tokens[4].upper() if len(tokens) == 5 else "XYZ"
-            if sorted(order) != ["X", "Y", "Z"] or len(tokens) not in (4, 5):
-                raise self.error(f"expected 3 angles and an axis order after 'axis', found {_shown(tokens)!r}", number)
-            bone[key] = (self.numbers(tokens[1:4], 3, key, number), order)
+            angles, order = tokens[1:], "XYZ"
+            if angles and angles[-1].isalpha():
+                order = angles.pop().upper()
+            if sorted(order) != ["X", "Y", "Z"]:
+                raise self.error(f"expected an axis order (such as XYZ) after the angles, found {order[:40]!r}", number)
+            bone[key] = (self.numbers(angles, 3, key, number), order)
         elif key == "dof":
             bone[key] = self.dofs(tokens[1:], BONE_DOFS, "dof", number)
         elif key == "limits":
@@ -366,7 +368,7 @@ class _Parser:
                 cycle.append(i)
                 i = parent[i]
             names = " -> ".join(self.bones[k]["name"][:40] for k in cycle[cycle.index(i) :] + [i])
-            raise self.error(f"cyclic hierarchy: {names}", parent_line[i])
+            raise self.error(f"cyclic hierarchy: {names} (each the parent of the one before)", parent_line[i])
         return order, parent
 
     def skeleton(self, metres):
