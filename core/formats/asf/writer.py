@@ -18,6 +18,7 @@ import re
 import numpy as np
 
 from ...atomic import atomic_writes
+from ...frame_rate import snap_rate
 from ...numtext import format_table
 from .reader_amc import DEFAULT_FPS
 from .reader_asf import BONE_DOFS, ROOT, ROOT_DOFS, AsfRecord, axis_angles, axis_matrix
@@ -72,10 +73,9 @@ class _Bone:
     """A bone to write: where it hangs, its direction * length (world axes, model units), its axis
     C, dofs and their AMC columns."""
 
-    def __init__(self, name, parent, vector, axis, dofs=(), columns=(), as_read=None, shift=None):
+    def __init__(self, name, parent, vector, axis, dofs=(), columns=(), as_read=None):
         self.name, self.parent, self.vector, self.axis = name, parent, vector, axis
         self.dofs, self.columns, self.as_read = tuple(dofs), list(columns), as_read
-        self.shift = shift  # (frames, 3) translation of its joint beyond the offset, file units
 
 
 class _Acclaim:
@@ -97,7 +97,7 @@ class _Acclaim:
         self.resolution = 0.5 * 10.0**-precision  # of the AMC values, file units
         self.angle_resolution = math.radians(self.resolution) if self.degrees else self.resolution
         self.world = s.rest_world()[0]
-        self.root = self.dofs(0, np.eye(3))
+        self.root = self.dofs(0, self.shift(0))
         self.bones = self.layout()
 
     def layout(self):
@@ -115,7 +115,7 @@ class _Acclaim:
             keys = [tuple(t) for t in targets]
             ends.append(max(targets, key=lambda t: keys.count(tuple(t))) if targets else None)
         taken = set(s.names)
-        bones, bone_of = [], {0: ROOT}
+        bones, bone_of, stretch = [], {0: ROOT}, {}
         for j in range(1, len(s.names)):
             p = s.parents[j]
             parent, start = bone_of[p], world[p] @ s.offsets[j]
@@ -123,24 +123,37 @@ class _Acclaim:
                 bridge = _unique(f"{s.names[j]}_offset", taken)
                 bones.append(_Bone(bridge, parent, start - ends[p], world[p]))
                 parent = bridge
-            bone = self.dofs(j, world[p])
+            shift = self.shift(j) - stretch.get(p, 0.0)
+            bone = self.dofs(j, shift)
             bone.name, bone.parent, bone.vector, bone.axis = s.names[j], parent, ends[j], world[j]
+            if any(d.lower() == "l" for d in bone.dofs):  # the move of its first child along its direction
+                direction = np.asarray(self.direction_and_length(bone)[0], dtype=float)
+                moved = self.shift(children[j][0]) if children[j] else np.zeros((self.motion.frame_count, 3))
+                length = moved @ direction / (direction @ direction)
+                stretch[j] = np.multiply.outer(length, direction)
+                bone.columns = [length if d.lower() == "l" else c for d, c in zip(bone.dofs, bone.columns)]
             bones.append(bone)
             bone_of[j] = s.names[j]
             for tip in tips[j]:  # the bone's end stands for End Sites there
                 if not np.array_equal(tip, ends[j]):
                     bones.append(_Bone(_unique(f"{s.names[j]}_end", taken), s.names[j], tip - ends[j], world[j]))
-        self.stretch(bones)
         return bones
 
-    def dofs(self, j, parent_world):
-        """A _Bone with joint j's dofs and AMC columns: its channels as read while they still hold
-        the data, else the rotations and translations that move."""
+    def shift(self, j):
+        """(frames, 3) translation of joint j beyond its offset, along its parent's rest (world)
+        axes, in file units: the tx ty tz it needs (and its parent's l)."""
+        s = self.motion.skeleton
+        p = s.parents[j]
+        parent_world = np.eye(3) if p < 0 else self.world[p]
+        return (self.motion.translations[:, j] - s.offsets[j]) @ parent_world.T / self.scale
+
+    def dofs(self, j, shift):
+        """A _Bone with joint j's dofs and AMC columns (`shift`: its tx ty tz): its channels as read
+        while they still hold the data, else the rotations and translations that move."""
         motion, s = self.motion, self.motion.skeleton
         order = motion.euler_orders[j]
         angles = {a: motion.euler[:, j, order.index(a)] for a in "XYZ"}
         turning = {a: bool(len(v)) and np.abs(v).max() > self.angle_resolution for a, v in angles.items()}
-        shift = (motion.translations[:, j] - s.offsets[j]) @ parent_world.T / self.scale  # parent's rest axes
         moving = {a: bool(len(shift)) and np.abs(shift[:, i]).max() > self.resolution for i, a in enumerate("XYZ")}
         as_read = s.channels[j] if self.record else ()
         allowed = ROOT_DOFS if j == 0 else BONE_DOFS
@@ -168,24 +181,8 @@ class _Acclaim:
             elif d[0] in "tT":
                 columns.append(shift[:, "XYZ".index(axis)])
             else:
-                columns.append(None)  # l: set by stretch(), from the children's shifts
-        return _Bone(s.names[j], None, None, None, dofs, columns, as_read if keep else None, shift)
-
-    def stretch(self, bones):
-        """The `l` dof of bones that keep one: the move of their first child along their direction,
-        which the children's tx ty tz then leave out."""
-        for bone in bones:
-            if any(d.lower() == "l" for d in bone.dofs):
-                direction = np.asarray(self.direction_and_length(bone)[0], dtype=float)
-                kids = [b for b in bones if b.parent == bone.name and b.shift is not None]
-                length = kids[0].shift @ direction / (direction @ direction) if kids else np.zeros(len(bone.shift))
-                for kid in kids:
-                    kid.shift = kid.shift - np.multiply.outer(length, direction)
-                    kid.columns = [
-                        kid.shift[:, "XYZ".index(d[-1].upper())] if d[0] in "tT" else c
-                        for d, c in zip(kid.dofs, kid.columns)
-                    ]
-                bone.columns = [length if d.lower() == "l" else c for d, c in zip(bone.dofs, bone.columns)]
+                columns.append(None)  # l: set by layout(), from the first child's shift
+        return _Bone(s.names[j], None, None, None, dofs, columns, as_read if keep else None)
 
     def as_read(self, name):
         """The AsfBone of `name` as read, or None."""
@@ -239,7 +236,10 @@ class _Acclaim:
             read = self.as_read(bone.name)
             direction, length = self.direction_and_length(bone)
             angles, order = self.axis(bone.axis, read.axis if read else None, read.axis_order if read else "XYZ")
-            lines += ["  begin", f"     id {read.id if read and read.id else number}", f"     name {bone.name}"]
+            lines.append("  begin")
+            if read is None or read.id is not None:  # as read: a file may leave ids out
+                lines.append(f"     id {read.id if read else number}")
+            lines.append(f"     name {bone.name}")
             lines += [f"     direction {_numbers(direction)}", f"     length {_number(length)}"]
             lines.append(f"     axis {_numbers(angles)} {order}")
             if bone.dofs:
@@ -262,7 +262,9 @@ class _Acclaim:
 
     def amc(self, first_frame=1):
         """The AMC (bytes): a frame number, then a line of values for each bone with dofs."""
-        fps = self.motion.fps
+        fps, period = self.motion.fps, self.motion.frame_time_text
+        if period is not None:  # a BVH's Frame Time 0.0083333 stands for 120 per second: say 120
+            fps = float(snap_rate(period))
         header = "" if fps == DEFAULT_FPS else f":SAMPLES-PER-SECOND {_number(fps)}\n"
         header += ":FULLY-SPECIFIED\n" + (":DEGREES\n" if self.degrees else ":RADIANS\n")
         frames = self.motion.frame_count
