@@ -2,7 +2,7 @@
 
 An AMC is a frame number alone on its line, then one line per bone: its name and its dof values.
 The lines are found, classified (frame number or bone) and checked with array operations over all
-of them at once; the numbers are parsed in one pass (numtext.parse_numbers). Lines in the same
+of them at once; the numbers are parsed in one pass (numtext.decimal_values). Lines in the same
 order in every frame (what producers write) are recognised by one comparison with the first frame;
 any other order goes through a sort of the names.
 """
@@ -256,7 +256,8 @@ class _Lines:
             text[_ranges(self.starts[names], self.ends[names])] = 32
             numbers = parse_numbers(text.tobytes())
             if numbers is None:
-                token = next(k for k in chosen if parse_number(bytes(text[self.starts[k] : self.ends[k]])) is None)
+                bad = (k for k in chosen if parse_number(bytes(text[self.starts[k] : self.ends[k]])) is None)
+                token = next(bad, chosen[0])
                 shown = bytes(text[self.starts[token] : self.ends[token]]).decode("latin-1")[:40]
                 raise self.error(
                     f"expected a finite number, found {shown!r}", np.searchsorted(self.heads, token, "right") - 1

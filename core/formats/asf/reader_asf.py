@@ -11,7 +11,10 @@ puts each joint's frame at its bone's axis frame (G @ C), which gives
     rest_rotations[j] = C_parent^-1 @ C_j      offsets[j] = C_parent^-1 @ direction_parent * length_parent
 
 and Euler angles that are the AMC values themselves; joint positions are the bones' starts, and each
-bone without children ends in an End Site at its tip.
+bone without children ends in an End Site at its tip. Beyond the seed's rotations (the definition
+lists tx ty tz and l too): tx ty tz of any bone move its start along its parent's rest axes (for
+the root, the world axes: added to its position), and l moves a bone's end along its direction
+(its children follow).
 """
 
 import dataclasses

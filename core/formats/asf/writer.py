@@ -76,6 +76,7 @@ class _Bone:
     def __init__(self, name, parent, vector, axis, dofs=(), columns=(), as_read=None):
         self.name, self.parent, self.vector, self.axis = name, parent, vector, axis
         self.dofs, self.columns, self.as_read = tuple(dofs), list(columns), as_read
+        self.heading = None  # the direction of a bone of no length: the way it came from its parent
 
 
 class _Acclaim:
@@ -126,6 +127,7 @@ class _Acclaim:
             shift = self.shift(j) - stretch.get(p, 0.0)
             bone = self.dofs(j, shift)
             bone.name, bone.parent, bone.vector, bone.axis = s.names[j], parent, ends[j], world[j]
+            bone.heading = start - (0.0 if parent == bone_of[p] else ends[p])
             if any(d.lower() == "l" for d in bone.dofs):  # the move of its first child along its direction
                 direction = np.asarray(self.direction_and_length(bone)[0], dtype=float)
                 moved = self.shift(children[j][0]) if children[j] else np.zeros((self.motion.frame_count, 3))
@@ -199,7 +201,9 @@ class _Acclaim:
         length = 0.0 if vector is None else float(np.linalg.norm(vector))
         if length > 0:
             return tuple(vector / length), length / self.scale
-        return (0.0, 0.0, 1.0), 0.0
+        heading = np.zeros(3) if bone.heading is None else bone.heading
+        norm = float(np.linalg.norm(heading))
+        return (tuple(heading / norm) if norm > 0 else (0.0, 0.0, 1.0)), 0.0
 
     def axis(self, matrix, angles, order):
         """Axis angles (file unit) and order of the rotation `matrix`: those read while they give it."""
