@@ -106,14 +106,14 @@ class _Lines:
         text = np.full(8 + len(body) + _PAD, 32, dtype=np.uint8)  # spaces around: 8-byte words stay inside
         text[8 : 8 + len(body)] = np.frombuffer(body, dtype=np.uint8)
         newlines = np.flatnonzero(text == 10)
-        hashes = np.flatnonzero(text == 35)
-        if len(hashes):  # a comment runs to the end of its line
+        if b"#" in body:  # a comment runs to the end of its line
+            hashes = np.flatnonzero(text == 35)
             marks = np.zeros(len(text) + 1, dtype=np.int32)
             np.add.at(marks, hashes, 1)
             np.add.at(marks, np.append(newlines, len(text))[np.searchsorted(newlines, hashes)], -1)
             text[np.cumsum(marks[:-1]) > 0] = 32
         space = text <= 32
-        if np.count_nonzero(text < 32) > len(newlines) + np.count_nonzero(text == 13) + np.count_nonzero(text == 9):
+        if np.count_nonzero(text < 32) > len(newlines) + body.count(b"\r") + body.count(b"\t"):
             space = _SPACE[text]  # other control characters are part of a (bad) token
         edges = np.flatnonzero(space[1:] != space[:-1]) + 1  # a token's start, its end, the next start...
         self.starts, self.ends = edges[0::2], edges[1::2]  # (the text starts and ends with spaces)
@@ -221,15 +221,27 @@ class _Lines:
             row = repeated.min()
             raise self.error(f"second line for bone {names[self.bone[row]][:80]!r} in this frame", row)
         numbers, first_value = self.numbers()
-        frame_numbers = numbers[first_value[self.markers]]
+        if self.pattern is not None:  # a frame is a row of numbers: its number, then its bones' values
+            frame_table = numbers.reshape(frames, -1)
+            frame_numbers = frame_table[:, 0]
+        else:
+            frame_numbers = numbers[first_value[self.markers]]
         skips = np.flatnonzero(np.diff(frame_numbers) != 1)
         if len(skips):
             before, after = frame_numbers[skips[0] : skips[0] + 2]
             raise self.error(
                 f"expected frame {before + 1:.0f} after frame {before:.0f}, found {after:g}", self.markers[skips[0] + 1]
             )
-        table = np.empty((frames, int(counts.sum())))
         column = np.concatenate(([0], np.cumsum(counts)))
+        if self.pattern is not None:
+            missing = [j for j in np.flatnonzero(counts) if j not in rows_of]
+            if missing:
+                raise self.error(f"this frame has no line for bone {names[missing[0]][:80]!r}", 0)
+            start = np.concatenate(([1], 1 + np.cumsum(counts[self.pattern])))  # of each bone's values in a row
+            where = dict(zip(self.pattern, start))
+            gather = np.concatenate([where[j] + np.arange(counts[j]) for j in np.flatnonzero(counts)] or [[]])
+            return frame_table[:, gather.astype(np.intp)]
+        table = np.empty((frames, int(counts.sum())))
         for j in np.flatnonzero(counts):
             mine = rows_of.get(j, np.full(frames, -1))
             missing = np.flatnonzero(mine < 0)
