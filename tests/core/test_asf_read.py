@@ -2,6 +2,7 @@
 (row vectors, tests/asf_samples.py), the API (a skeleton alone, motions sharing it, the .asf found
 beside an .amc), units, and every error named with its file, line and what was expected."""
 
+import re
 import warnings
 
 import numpy as np
@@ -253,6 +254,19 @@ def test_a_second_line_for_a_bone_in_one_frame(files):
     with pytest.raises(core.ParseError, match="second line for bone 'child' in this frame") as info:
         read(folder / "s.amc")
     assert info.value.line == 8
+
+
+def test_frames_that_all_repeat_or_leave_out_a_bone(files):
+    folder, values = files
+    text = sample.amc_text(values)
+    (folder / "s.amc").write_text(re.sub(r"(child [^\n]*\n)", r"\1\1", text))
+    with pytest.raises(core.ParseError, match="second line for bone 'child' in this frame") as info:
+        read(folder / "s.amc")
+    assert info.value.line == 8
+    (folder / "s.amc").write_text(re.sub(r"child [^\n]*\n", "", text))
+    with pytest.raises(core.ParseError, match="this frame has no line for bone 'child'$") as info:
+        read(folder / "s.amc", fill_missing=True)
+    assert info.value.line == 4
 
 
 ASF_ERRORS = [  # (from, to), message, line

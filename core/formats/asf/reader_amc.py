@@ -193,7 +193,7 @@ class _Lines:
 
     def values(self, fill_missing):
         """(frames, dofs) table of every joint's dof values, in the skeleton's dof order."""
-        names, counts, frames = self.skeleton.names, self.dof_counts, self.frame_count
+        names, counts = self.skeleton.names, self.dof_counts
         rows = np.flatnonzero(~self.marker)
         wrong = rows[self.token_counts[rows] != 1 + counts[self.bone[rows]]]
         if len(wrong):
@@ -204,46 +204,42 @@ class _Lines:
                 f"found {self.token_counts[wrong[0]] - 1}",
                 wrong[0],
             )
-        if self.pattern is not None:
-            seen, where = np.unique(self.pattern, return_index=True)
-            repeated = 1 + np.setdiff1d(np.arange(len(self.pattern)), where)
-            rows_of = {j: self.markers + 1 + k for j, k in zip(seen, where)}
-        else:
-            code = self.frame[rows] * len(names) + self.bone[rows]
-            order = np.argsort(code, kind="stable")
-            repeated = rows[order[1:][code[order][1:] == code[order][:-1]]]
-            rows_of = {}
-            for j in np.flatnonzero(counts):
-                mine = rows[self.bone[rows] == j]
-                rows_of[j] = np.full(frames, -1)
-                rows_of[j][self.frame[mine]] = mine
+        return self.regular() if self.pattern is not None else self.irregular(rows, fill_missing)
+
+    def regular(self):
+        """The values when every frame lists the first frame's bones: each frame a row of numbers."""
+        names, counts = self.skeleton.names, self.dof_counts
+        first = {}
+        for k, j in enumerate(self.pattern, 1):
+            if j in first:
+                raise self.error(f"second line for bone {names[j][:80]!r} in this frame", k)
+            first[j] = k
+        missing = [j for j in np.flatnonzero(counts) if j not in first]
+        if missing:
+            raise self.error(f"this frame has no line for bone {names[missing[0]][:80]!r}", 0)
+        table = self.numbers()[0].reshape(self.frame_count, -1)  # its number, then its bones' values
+        self.check_frame_numbers(table[:, 0])
+        start = dict(zip(self.pattern, np.cumsum(np.concatenate(([1], counts[self.pattern])))))
+        gather = [start[j] + np.arange(counts[j]) for j in np.flatnonzero(counts)]
+        return table[:, np.concatenate(gather).astype(np.intp) if gather else []]
+
+    def irregular(self, rows, fill_missing):
+        """The values when frames list bones in other orders or leave some out."""
+        names, counts, frames = self.skeleton.names, self.dof_counts, self.frame_count
+        code = self.frame[rows] * len(names) + self.bone[rows]
+        order = np.argsort(code, kind="stable")
+        repeated = rows[order[1:][code[order][1:] == code[order][:-1]]]
         if len(repeated):
             row = repeated.min()
             raise self.error(f"second line for bone {names[self.bone[row]][:80]!r} in this frame", row)
         numbers, first_value = self.numbers()
-        if self.pattern is not None:  # a frame is a row of numbers: its number, then its bones' values
-            frame_table = numbers.reshape(frames, -1)
-            frame_numbers = frame_table[:, 0]
-        else:
-            frame_numbers = numbers[first_value[self.markers]]
-        skips = np.flatnonzero(np.diff(frame_numbers) != 1)
-        if len(skips):
-            before, after = frame_numbers[skips[0] : skips[0] + 2]
-            raise self.error(
-                f"expected frame {before + 1:.0f} after frame {before:.0f}, found {after:g}", self.markers[skips[0] + 1]
-            )
-        column = np.concatenate(([0], np.cumsum(counts)))
-        if self.pattern is not None:
-            missing = [j for j in np.flatnonzero(counts) if j not in rows_of]
-            if missing:
-                raise self.error(f"this frame has no line for bone {names[missing[0]][:80]!r}", 0)
-            start = np.concatenate(([1], 1 + np.cumsum(counts[self.pattern])))  # of each bone's values in a row
-            where = dict(zip(self.pattern, start))
-            gather = np.concatenate([where[j] + np.arange(counts[j]) for j in np.flatnonzero(counts)] or [[]])
-            return frame_table[:, gather.astype(np.intp)]
+        self.check_frame_numbers(numbers[first_value[self.markers]])
         table = np.empty((frames, int(counts.sum())))
+        column = np.concatenate(([0], np.cumsum(counts)))
         for j in np.flatnonzero(counts):
-            mine = rows_of.get(j, np.full(frames, -1))
+            mine = np.full(frames, -1)
+            present = rows[self.bone[rows] == j]
+            mine[self.frame[present]] = present
             missing = np.flatnonzero(mine < 0)
             if len(missing):
                 if not fill_missing or missing[0] == 0:
@@ -254,6 +250,15 @@ class _Lines:
                 mine = mine[np.maximum.accumulate(np.where(mine < 0, 0, np.arange(frames)))]
             table[:, column[j] : column[j + 1]] = numbers[first_value[mine][:, None] + np.arange(1, counts[j] + 1)]
         return table
+
+    def check_frame_numbers(self, numbers):
+        """ParseError unless the frame numbers count up by one."""
+        skips = np.flatnonzero(np.diff(numbers) != 1)
+        if len(skips):
+            before, after = numbers[skips[0] : skips[0] + 2]
+            raise self.error(
+                f"expected frame {before + 1:.0f} after frame {before:.0f}, found {after:g}", self.markers[skips[0] + 1]
+            )
 
     def numbers(self):
         """Every number of the rows, flat (the names left out), and the index among them of each
