@@ -313,6 +313,7 @@ ASF_ERRORS = [  # (from, to), message, line
         1,
     ),
     (("  begin\n     id 2", "  bgein\n     id 2"), r"expected 'begin' starting a bone, found 'bgein'", 17),
+    (("0 0 1\n     length 2\n", "0 0 1e300\n     length 1e300\n"), r"bone 'child': direction \* length overflows", 21),
 ]
 
 

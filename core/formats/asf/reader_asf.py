@@ -415,6 +415,8 @@ class _Parser:
             )
             frames[k] = axis_matrix([radians(a) for a in angles], axis_order)
             ends[k] = np.multiply(bone["direction"], bone["length"] * record.scale)
+            if not np.isfinite(ends[k]).all():
+                raise self.error(f"bone {bone['name'][:80]!r}: direction * length overflows", bone["length line"])
         parents = np.array([-1] + [joint[parent[i]] for i in order])
         parent_frames = frames[np.maximum(parents, 0)]
         rest = np.einsum("jba,jbc->jac", parent_frames, frames)
@@ -422,8 +424,6 @@ class _Parser:
         offsets = np.einsum("jba,jb->ja", parent_frames, ends[np.maximum(parents, 0)])
         offsets[0] = np.multiply(record.position, record.scale)
         leaves = np.setdiff1d(np.arange(1, count), parents)
-        if not (np.isfinite(offsets).all() and np.isfinite(ends).all()):
-            raise self.error("bone lengths times directions overflow: expected finite positions", len(self.lines))
         return Skeleton(
             [ROOT] + [self.bones[i]["name"] for i in order],
             parents,
