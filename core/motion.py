@@ -3,6 +3,7 @@
 import numpy as np
 
 from . import rotations
+from .errors import require_finite
 from .fk import forward_kinematics, points_in_world
 from .frame_rate import snap_rate
 
@@ -113,6 +114,24 @@ class Motion:
             None if self.scales is None else self.scales[one],
         )
         return np.ptp(np.vstack([pose.world_positions()[0], pose.end_site_positions()[0]]), axis=0)
+
+    def require_finite(self):
+        """Raise ValueError naming the joint (and frame) of the first NaN or infinity in the skeleton
+        or the motion: writers refuse such data before they open their output."""
+        s, names = self.skeleton, self.skeleton.names
+        require_finite(s.offsets, lambda j, axis: f"OFFSET {'XYZ'[axis]} of joint {names[j]!r}")
+        require_finite(
+            s.end_site_offsets,
+            lambda e, axis: f"End Site OFFSET {'XYZ'[axis]} of joint {names[s.end_site_parents[e]]!r}",
+        )
+        if s.rest_rotations is not None:
+            require_finite(s.rest_rotations, lambda j, row, column: f"rest rotation of joint {names[j]!r}")
+        require_finite(self.euler, lambda f, j, i: f"rotation {i + 1} of joint {names[j]!r} at frame {f}")
+        require_finite(
+            self.translations, lambda f, j, axis: f"translation {'XYZ'[axis]} of joint {names[j]!r} at frame {f}"
+        )
+        if self.scales is not None:
+            require_finite(self.scales, lambda f, j: f"scale of joint {names[j]!r} at frame {f}")
 
     def end_site_positions(self):
         """(F, E, 3) world position of every End Site (see Skeleton.end_site_parents)."""

@@ -35,7 +35,7 @@ from mocap_io.core.markers import Analog, Event, Markers
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 CORPUS = pathlib.Path(os.environ.get("MOCAP_IO_CORPUS", ROOT.parent / "shared" / "corpus"))
-FORMATS = ("bvh", "htr", "obj", "memg", "pc2", "c3d", "trc")
+FORMATS = ("bvh", "asf", "htr", "obj", "memg", "pc2", "c3d", "trc")
 MEMORY_LIMIT = 3 << 30  # address space of the child, bytes
 CASE_SECONDS = 5.0  # time limit of one case
 CASES = 400  # per format
@@ -105,6 +105,30 @@ def seeds(fmt):
                         "t.htr",
                     )
                 )
+        elif fmt == "asf":  # the pair: an .asf and an .amc, read through the .amc
+            motion = core.Motion(
+                skeleton := core.Skeleton(
+                    ["Hips", "Chest", "Head", "Arm"],
+                    [-1, 0, 1, 1],
+                    [[0, 90, 0], [0, 10, 0], [0, 30, 0], [15, 20, 0]],
+                    end_site_parents=[2, 3],
+                    end_site_offsets=[[0, 12, 0], [25, 0, 0]],
+                ),
+                120,
+                rng.uniform(-1, 1, (5, 4, 3)),
+                ["ZXY"] * 4,
+                np.broadcast_to(skeleton.offsets, (5, 4, 3)) + [[[0, 0, 0]] + [[0, 0, 0]] * 3],
+            )
+            motion.translations[:, 0] += rng.normal(0, 5, (5, 3))
+            core.write(motion, folder / "t.asf", precision=4)
+            out.append(("sample", {n: (folder / n).read_bytes() for n in ("t.asf", "t.amc")}, "t.amc"))
+            for asf, amc in (
+                ("cmu/02.asf", "cmu/02_03.amc"),
+                ("hdm05/HDM_bk.asf", "hdm05/HDM_bk_hopBothLegs1hops_020_120.amc"),
+            ):
+                if (CORPUS / "asfamc" / asf).is_file():
+                    frames = re.split(rb"\n6\r?\n", (CORPUS / "asfamc" / amc).read_bytes())[0]  # five frames
+                    out.append((asf, {"t.asf": (CORPUS / "asfamc" / asf).read_bytes(), "t.amc": frames}, "t.amc"))
         elif fmt in ("obj", "memg"):
             n = 4
             grid = np.stack(np.meshgrid(np.arange(n), np.arange(n), indexing="ij"), -1).reshape(-1, 2)
@@ -276,7 +300,9 @@ def mutant(files, target, fmt, case):
     """The files of case `case`: the seed files with one mutation applied to one of them."""
     rng = np.random.default_rng([zlib.crc32(fmt.encode()), case])
     kind = MUTATIONS[case % len(MUTATIONS)]
-    name = target if fmt != "memg" or rng.random() < 0.8 else "t.obj"  # mostly the .memg
+    name = target  # mostly the file read, else the one it reads beside it
+    if fmt in ("memg", "asf") and rng.random() >= (0.8 if fmt == "memg" else 0.5):
+        name = "t.obj" if fmt == "memg" else "t.asf"
     binary = name.endswith((".memg", ".pc2", ".c3d"))
     data = files[name]
     if kind == "flip":

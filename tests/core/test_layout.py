@@ -11,6 +11,8 @@ from mocap_io import core
 @pytest.mark.parametrize(
     "name, function",
     [
+        ("asf", "read_asf"),
+        ("asf", "write_acclaim"),
         ("bvh", "read_bvh"),
         ("bvh", "write_bvh"),
         ("htr", "read_htr"),
