@@ -2,17 +2,21 @@
 Nothing here parses a file; nothing in core knows Blender.
 
 Scripts call the plain functions behind the operators: `import_bvh`, `export_bvh`, `import_memg`,
-`export_memg`, `import_htr`, `export_htr` (see each for its options)."""
+`export_memg`, `import_asf`, `export_asf`, `import_htr`,
+`export_htr` (see each for its options)."""
 
 import bpy
 
 from .build.ensemble import import_memg
-from .operators import bvh, htr, memg
+from .operators import asf, bvh, htr, memg
+from .operators.asf import export_asf, import_asf
 from .operators.bvh import export_bvh, import_bvh
 from .operators.htr import export_htr, import_htr
 from .read.mesh import export_memg
 
 __all__ = [
+    "export_asf",
+    "import_asf",
     "export_bvh",
     "export_htr",
     "export_memg",
@@ -22,7 +26,7 @@ __all__ = [
     "register",
     "unregister",
 ]
-_MODULES = (bvh, htr, memg)
+_MODULES = (bvh, asf, htr, memg)
 
 
 def register():
