@@ -8,12 +8,15 @@ Prints one table per take: seconds (best of several runs) and ratios, all measur
 The floor parses the same numbers with the names already removed (the faster of numpy's two
 parsers that take rows of any length), so it does none of the work of finding frames and bones.
 Candidates run in turns (best of 7 rounds each), so that a busy machine slows all of them alike.
+With the bpy module, a last row: importing the take (.asf + .amc) in Blender with our operator
+against importing its BVH conversion with our BVH operator (target: within 1.2x).
 """
 
 import gc
 import os
 import pathlib
 import re
+import shutil
 import sys
 import tempfile
 import time
@@ -43,11 +46,45 @@ def interleaved(functions, rounds):
 
 
 def skeleton(folder):
-    """The corpus ASF's skeleton, else a CMU-like sample written as an ASF; and where it came from."""
+    """The corpus ASF's skeleton, else a CMU-like sample written as an ASF; its path, and where it came from."""
     if CORPUS_ASF.is_file():
-        return asf.read_asf(CORPUS_ASF), CORPUS_ASF.name
+        return asf.read_asf(CORPUS_ASF), CORPUS_ASF, CORPUS_ASF.name
     core.write(cmu_like_motion(core, 1), folder / "sample.asf", amc=False)
-    return asf.read_asf(folder / "sample.asf"), "CMU-like sample (no corpus)"
+    return asf.read_asf(folder / "sample.asf"), folder / "sample.asf", "CMU-like sample (no corpus)"
+
+
+def blender_import(asf_path, amc_path, folder):
+    """(BVH operator on the take's BVH conversion, seconds; ours on the .asf + .amc, seconds), best of
+    3 in turns from an empty scene each; None without the bpy module."""
+    try:
+        import bpy
+    except ImportError:
+        return None
+    import mocap_io
+
+    mocap_io.register()
+    bvh = folder / "take.bvh"
+    core.write(core.read(asf_path, motion=amc_path), bvh)
+
+    def fresh(call):
+        def run():
+            bpy.ops.wm.read_factory_settings(use_empty=True)
+            call()
+
+        return run
+
+    times = interleaved(
+        {
+            "bvh": fresh(lambda: bpy.ops.import_anim.mocap_bvh(filepath=str(bvh))),
+            "asf": fresh(
+                lambda: bpy.ops.import_anim.mocap_asf(
+                    files=[{"name": asf_path.name}, {"name": amc_path.name}], directory=str(asf_path.parent)
+                )
+            ),
+        },
+        3,
+    )
+    return times["bvh"], times["asf"]
 
 
 def take(skeleton, frames, seed=0):
@@ -91,7 +128,7 @@ def numbers_only(data):
 
 
 def bench(frames, folder):
-    bones, source = skeleton(folder)
+    bones, asf_path, source = skeleton(folder)
     path = folder / f"take_{frames}.amc"
     core.write(take(bones, frames), path, precision=5)
     data = path.read_bytes()
@@ -108,11 +145,15 @@ def bench(frames, folder):
     ours = times.pop("ours")
     floor = min((name for name in times if name.startswith("floor")), key=times.get)
     rows = [(floor, times[floor]), ("line-by-line Python reader", times["line-by-line Python reader"])]
-    # Blender: the lead adds here the import of this take against importing its BVH conversion.
     print(f"\n{frames} frames of {source}: {bones.joint_count} joints, {len(data) / 1e6:.1f} MB")
     print(f"  {'against':<34} {'theirs (s)':>10} {'ours (s)':>9} {'ours/theirs':>11}")
     for name, theirs in rows:
         print(f"  {name:<34} {theirs:10.3f} {ours:9.3f} {ours / theirs:11.2f}")
+    shutil.copy(asf_path, folder / asf_path.name)  # the .asf beside the take, as the importer wants it
+    imported = blender_import(folder / asf_path.name, path, folder)
+    if imported is not None:
+        theirs, ours = imported
+        print(f"  {'Blender: our BVH import of it':<34} {theirs:10.3f} {ours:9.3f} {ours / theirs:11.2f}")
 
 
 def main(counts):
