@@ -12,37 +12,24 @@ With the bpy module, a last row: importing the take (.asf + .amc) in Blender wit
 against importing its BVH conversion with our BVH operator (target: within 1.2x).
 """
 
-import gc
 import os
 import pathlib
 import re
 import shutil
 import sys
 import tempfile
-import time
 
 import numpy as np
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "tools"))
+from timing import interleaved
+
 from mocap_io import core
 from mocap_io.core.formats import asf
 from sample_motion import cmu_like_motion
 
 CORPUS = pathlib.Path(os.environ.get("MOCAP_IO_CORPUS", pathlib.Path(__file__).resolve().parents[2] / "shared/corpus"))
 CORPUS_ASF = CORPUS / "asfamc/cmu/02.asf"
-
-
-def interleaved(functions, rounds):
-    """Best time of each function (a dict of them), run in turns for `rounds` rounds: on a shared
-    machine every candidate meets the same quiet and busy moments."""
-    times = {name: float("inf") for name in functions}
-    for _ in range(rounds):
-        for name, function in functions.items():
-            gc.collect()
-            start = time.perf_counter()
-            function()
-            times[name] = min(times[name], time.perf_counter() - start)
-    return times
 
 
 def skeleton(folder):

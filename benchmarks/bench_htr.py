@@ -9,30 +9,20 @@ block, without headers or comments: no checks, no model), the write against nump
 same table.
 """
 
-import gc
 import io
 import pathlib
 import sys
 import tempfile
-import time
 
 import numpy as np
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "tools"))
+from timing import best
+
 from mocap_io import core
 from sample_motion import cmu_like_motion
 
 SEGMENTS = 60
-
-
-def best(function, repeat):
-    times = []
-    for _ in range(repeat):
-        gc.collect()
-        start = time.perf_counter()
-        function()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def sixty_segments(frames):
