@@ -18,30 +18,19 @@ Needs ezc3d and c3d (requirements-bench.txt); a missing peer is reported, not fa
 seconds (best of several runs) and ratios. Each peer's result is checked against ours first.
 """
 
-import gc
 import importlib
 import pathlib
 import sys
 import tempfile
-import time
 
 import numpy as np
+from timing import best, interleaved
 
 from mocap_io import core
 from mocap_io.core.markers import Analog, Markers
 
 MARKERS, CHANNELS, RATE, PER_FRAME = 100, 16, 100.0, 10
 BLENDER_FRAMES, PEER_MARKERS = 10_000, 2
-
-
-def best(function, repeat):
-    times = []
-    for _ in range(repeat):
-        gc.collect()
-        start = time.perf_counter()
-        function()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def long_take(frames):
@@ -119,12 +108,12 @@ def blender(folder):
     core.write(long_take(BLENDER_FRAMES), path)
     markers = core.read(path)
 
-    def timed(call):
-        bpy.ops.wm.read_factory_settings(use_empty=True)
-        gc.collect()
-        start = time.perf_counter()
-        call()
-        return time.perf_counter() - start
+    def fresh(call):
+        def run():
+            bpy.ops.wm.read_factory_settings(use_empty=True)
+            call()
+
+        return run
 
     def first_keys(obj, data_path="location"):  # the x keys of the first marker, to compare with ours
         curve = next(c for c in compat.action_fcurves(obj) if c.data_path == data_path and c.array_index == 0)
@@ -132,13 +121,27 @@ def blender(folder):
         curve.keyframe_points.foreach_get("co", co)
         return co
 
-    rows = []
-    for label, representation in (("mocap_io, empties", "EMPTIES"), ("mocap_io, point cloud", "POINT_CLOUD")):
-        call = lambda r=representation: bpy.ops.import_anim.mocap_c3d(filepath=str(path), representation=r)  # noqa: E731
-        rows.append((label, min(timed(call) for _ in range(3))))
-    timed(lambda: bpy.ops.import_anim.mocap_c3d(filepath=str(path)))
+    candidates = {
+        "mocap_io, empties": fresh(lambda: bpy.ops.import_anim.mocap_c3d(filepath=str(path))),
+        "mocap_io, point cloud": fresh(
+            lambda: bpy.ops.import_anim.mocap_c3d(filepath=str(path), representation="POINT_CLOUD")
+        ),
+    }
+    candidates["mocap_io, empties"]()
     ours = first_keys(bpy.data.objects[markers.names[0]])
-    seconds = timed(lambda: keyframe_insert_import(bpy, markers, PEER_MARKERS))
+    try:
+        import c3d
+    except ImportError:
+        print("\n  the c3d package is not installed: no io_anim_c3d method")
+    else:
+        method = candidates["io_anim_c3d's method"] = fresh(
+            lambda: io_anim_c3d_method(bpy, compat, c3d, path, markers.names)
+        )
+        method()
+        rig = bpy.data.objects["rig"]
+        assert np.array_equal(first_keys(rig, f'pose.bones["{markers.names[0]}"].location'), ours), "io_anim_c3d"
+    rows = list(interleaved(candidates, 3).items())
+    seconds = best(fresh(lambda: keyframe_insert_import(bpy, markers, PEER_MARKERS)), 1)
     assert np.array_equal(first_keys(bpy.data.objects[markers.names[0]]), ours), "keyframe_insert"
     rows.append(
         (
@@ -146,22 +149,13 @@ def blender(folder):
             seconds * MARKERS / PEER_MARKERS,
         )
     )
-    try:
-        import c3d
-    except ImportError:
-        rows.append(("io_anim_c3d's method", None))
-    else:
-        seconds = min(timed(lambda: io_anim_c3d_method(bpy, compat, c3d, path, markers.names)) for _ in range(2))
-        rig = bpy.data.objects["rig"]
-        assert np.array_equal(first_keys(rig, f'pose.bones["{markers.names[0]}"].location'), ours), "io_anim_c3d"
-        rows.append(("io_anim_c3d's method", seconds))
-    print(f"\nBlender import, {MARKERS} markers x {BLENDER_FRAMES} frames (bpy {bpy.app.version_string}), best of runs")
+    print(
+        f"\nBlender import, {MARKERS} markers x {BLENDER_FRAMES} frames (bpy {bpy.app.version_string}), "
+        "best of 3 in turns from an empty scene (keyframe_insert: one run)"
+    )
     print(f"  {'import with':<40} {'seconds':>8} {'theirs/ours':>11}")
     for label, seconds in rows:
-        if seconds is None:
-            print(f"  {label:<40} {'not installed':>8}")
-        else:
-            print(f"  {label:<40} {seconds:8.2f} {seconds / rows[0][1]:11.2f}")
+        print(f"  {label:<40} {seconds:8.2f} {seconds / rows[0][1]:11.2f}")
 
 
 def keyframe_insert_import(bpy, markers, count):

@@ -2,20 +2,36 @@
 
 ``read(path)`` / ``write(data, path)`` choose the format by extension; readers raise
 ``ParseError`` (a ValueError naming file, line or byte offset, and what was expected).
+``resample(motion, fps)``, ``retarget(motion, skeleton)`` and ``auto_map(source, target)`` work on
+the model.
 """
 
 import importlib
 
 from . import rotations
+from .bone_map import auto_map
 from .errors import ParseError
 from .formats import read, write
 from .markers import Markers
 from .motion import Motion
+from .resample import resample
+from .retarget import retarget
 from .skeleton import Skeleton
 
-__all__ = ["Markers", "ParseError", "Motion", "Skeleton", "read", "rotations", "write"]
+__all__ = [
+    "Markers",
+    "Motion",
+    "ParseError",
+    "Skeleton",
+    "auto_map",
+    "read",
+    "resample",
+    "retarget",
+    "rotations",
+    "write",
+]
 
-_FORMAT_MODULES = ("bvh", "c3d", "memg", "memg_encode", "obj", "pc2", "trc")
+_FORMAT_MODULES = ("asf", "bvh", "c3d", "htr", "memg", "memg_encode", "obj", "pc2", "trc")
 
 
 def __getattr__(name):

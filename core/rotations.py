@@ -341,3 +341,63 @@ def decompose_trs(m):
     scale = np.linalg.norm(linear, axis=-2)
     scale[..., 0] *= np.where(np.linalg.det(linear) < 0, -1.0, 1.0)
     return m[..., :3, 3].copy(), linear / scale[..., None, :], scale
+
+
+def swing(a, b):
+    """Rotation matrices (..., 3, 3) turning directions a onto b (..., 3) by the smallest angle
+    (about a x b); opposite directions turn half a turn about an axis perpendicular to a."""
+    a = np.asarray(a, dtype=float)
+    b = np.asarray(b, dtype=float)
+    a = a / np.linalg.norm(a, axis=-1, keepdims=True)
+    b = b / np.linalg.norm(b, axis=-1, keepdims=True)
+    v = np.cross(a, b)
+    c = np.sum(a * b, axis=-1)[..., None, None]
+    cross = np.zeros(v.shape + (3,))
+    cross[..., 0, 1], cross[..., 0, 2], cross[..., 1, 2] = -v[..., 2], v[..., 1], -v[..., 0]
+    cross = cross - np.swapaxes(cross, -1, -2)
+    opposite = c[..., 0, 0] < -1.0 + 1e-12
+    out = np.eye(3) + cross + (cross @ cross) / np.where(opposite[..., None, None], 1.0, 1.0 + c)
+    if np.any(opposite):  # half a turn about the coordinate axis least aligned with a, made perpendicular
+        axis = np.eye(3)[np.argmin(np.abs(a), axis=-1)]
+        axis -= np.sum(axis * a, axis=-1, keepdims=True) * a
+        axis /= np.linalg.norm(axis, axis=-1, keepdims=True)
+        half = 2.0 * axis[..., :, None] * axis[..., None, :] - np.eye(3)
+        out = np.where(opposite[..., None, None], half, out)
+    return out
+
+
+def euler_dual(angles):
+    """The other Euler angles of the same rotations: (a, b, c) and (a + pi, pi - b, c + pi) give one
+    matrix in every order of three different axes."""
+    angles = np.asarray(angles, dtype=float)
+    return np.stack([angles[..., 0] + np.pi, np.pi - angles[..., 1], angles[..., 2] + np.pi], axis=-1)
+
+
+def _wrapped(x):
+    """x moved by whole turns into [-pi, pi]."""
+    return x - 2.0 * np.pi * np.round(x / (2.0 * np.pi))
+
+
+def euler_nearest(angles, reference):
+    """Of the angles (..., 3) equal to `angles` as rotations (either triple of euler_dual, each angle
+    moved by whole turns), those nearest `reference` (..., 3)."""
+    reference = np.asarray(reference, dtype=float)
+    candidates = [reference + _wrapped(np.asarray(a, dtype=float) - reference) for a in (angles, euler_dual(angles))]
+    other = np.sum((candidates[1] - reference) ** 2, axis=-1) < np.sum((candidates[0] - reference) ** 2, axis=-1)
+    return np.where(other[..., None], candidates[1], candidates[0])
+
+
+def euler_continuity(angles, axis=0):
+    """Euler angles (..., 3) of the same rotations without jumps along `axis` (time): each frame takes
+    whichever triple of euler_dual lies nearer its predecessor, then whole turns are unwrapped. Curves
+    pass smoothly through the middle angle's +-90 degrees instead of flipping two angles by half a turn."""
+    angles = np.moveaxis(np.asarray(angles, dtype=float), axis, 0)
+    if len(angles) < 2:
+        return np.moveaxis(angles.copy(), 0, axis)
+    step = np.sum(_wrapped(angles[1:] - angles[:-1]) ** 2, axis=-1)
+    step_dual = np.sum(_wrapped(euler_dual(angles[1:]) - angles[:-1]) ** 2, axis=-1)
+    flips = np.cumsum(step_dual < step, axis=0) % 2  # the dual of the dual is the same triple
+    odd = np.concatenate([np.zeros((1,) + flips.shape[1:], bool), flips == 1])
+    out = np.where(odd[..., None], euler_dual(angles), angles)
+    out[1:] -= 2.0 * np.pi * np.cumsum(np.round(np.diff(out, axis=0) / (2.0 * np.pi)), axis=0)  # unwrapped
+    return np.moveaxis(out, 0, axis)

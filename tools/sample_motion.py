@@ -73,3 +73,47 @@ def cmu_like_motion(core, frames, fps=120.0, seed=0):
     translations = np.broadcast_to(skeleton.offsets, (frames, len(names), 3)).copy()
     translations[:, 0] = np.stack([3 * np.sin(phase[:, 0]), 95 + 2 * np.sin(2 * phase[:, 0]), 120 * t], axis=1)
     return core.Motion(skeleton, fps, np.radians(degrees), ["ZXY"] * len(names), translations)
+
+
+def restyled_skeleton(core, skeleton, *, names=None, scale=1.0, a_pose=0.0, seed=None, up="Y"):
+    """`skeleton` rebuilt as another rig would hold it: the same bones in the world, but each
+    joint's rest frame turned at random (seeded; bone rolls and axes, offsets given in those frames),
+    the arms lowered by `a_pose` degrees into an A pose (about Z, the axis the toes point along),
+    every length times `scale`, joints renamed by `names` {old: new}, and the rig turned Z up
+    (Blender's axes: Y up becomes Z up, +Z forward becomes -Y) when `up` is "Z"."""
+    rotation = core.rotations
+    world, position = skeleton.rest_world()
+    ends = np.einsum("eij,ej->ei", world[skeleton.end_site_parents], skeleton.end_site_offsets)
+    ends += position[skeleton.end_site_parents]
+    names_of = skeleton.names
+    for side, sign in (("Left", -1.0), ("Right", 1.0)):
+        arm = names_of.index(f"{side}Arm")
+        below = {arm}
+        for j in range(arm + 1, len(names_of)):
+            if skeleton.parents[j] in below:
+                below.add(j)
+        turn = rotation.axis_rotation("Z", sign * np.radians(a_pose))
+        moved = sorted(below - {arm})
+        position[moved] = (position[moved] - position[arm]) @ turn.T + position[arm]
+        at = np.isin(skeleton.end_site_parents, sorted(below))
+        ends[at] = (ends[at] - position[arm]) @ turn.T + position[arm]
+    to_z = rotation.axis_rotation("X", np.pi / 2) if up == "Z" else np.eye(3)
+    position, ends = scale * position @ to_z.T, scale * ends @ to_z.T
+    frames = np.broadcast_to(np.eye(3), (len(names_of), 3, 3))
+    if seed is not None:
+        turns = np.random.default_rng(seed).normal(size=(len(names_of), 4))
+        frames = rotation.quat_to_matrix(rotation.quat_normalize(turns))
+    parents = skeleton.parents
+    parent_frames = np.where((parents >= 0)[:, None, None], frames[np.maximum(parents, 0)], np.eye(3))
+    parent_positions = np.where((parents >= 0)[:, None], position[np.maximum(parents, 0)], 0.0)
+    offsets = np.einsum("kji,kj->ki", parent_frames, position - parent_positions)
+    end_offsets = np.einsum("eji,ej->ei", frames[skeleton.end_site_parents], ends - position[skeleton.end_site_parents])
+    return core.Skeleton(
+        [(names or {}).get(n, n) for n in names_of],
+        parents,
+        offsets,
+        channels=skeleton.channels,
+        end_site_parents=skeleton.end_site_parents,
+        end_site_offsets=end_offsets,
+        rest_rotations=np.einsum("kji,kjl->kil", parent_frames, frames),
+    )

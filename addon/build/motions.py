@@ -83,6 +83,9 @@ def build_motions(
                 obj = build_armature(context, motion.skeleton, name, axes, factor, bone_axes)
                 file_record.remember_skeleton(obj.data, motion.skeleton, axes, factor)
                 objects.append(obj)
+            done += motion.skeleton.joint_count
+            if not motion.frame_count:  # a skeleton alone (an .asf): the rest pose, no action
+                continue
             keys = add_action(
                 obj,
                 motion,
@@ -93,11 +96,10 @@ def build_motions(
                 frames=frames,
             )
             for j, joint in enumerate(keys):
-                yield READING + (1 - READING) * (done + j) / max(total, 1), joint
+                yield READING + (1 - READING) * (done - motion.skeleton.joint_count + j) / max(total, 1), joint
             action = obj.animation_data.action
             file_record.remember_take(action, motion)
             action.use_fake_user = one_armature and len(takes) > 1
-            done += motion.skeleton.joint_count
             if len(frames):
                 last_frame = max(last_frame, int(np.ceil(frames[-1])))
         update_scene(scene, render_rate, (frame_start, last_frame) if update_frame_range and takes else None)

@@ -178,3 +178,38 @@ def test_blender_euler_order_is_the_reverse():
         for a in euler_angles(20):
             theirs = mathutils.Euler([a[order.index(axis)] for axis in "XYZ"], order[::-1]).to_matrix()
             np.testing.assert_allclose(r.euler_to_matrix(a, order), np.array(theirs), atol=1e-6)  # float32
+
+
+def test_swing_is_the_smallest_turn_between_directions():
+    a, b = RNG.normal(size=(100, 3)), RNG.normal(size=(100, 3))
+    a[:3] = [[1, 0, 0], [0, 2, 0], [0, 0, 1]]
+    b[:3] = [[1, 0, 0], [0, -1, 0], [0, 0, 3]]  # equal, opposite, parallel
+    m = r.swing(a, b)
+    unit_a, unit_b = (v / np.linalg.norm(v, axis=1, keepdims=True) for v in (a, b))
+    np.testing.assert_allclose(np.einsum("nij,nj->ni", m, unit_a), unit_b, atol=1e-12)
+    np.testing.assert_allclose(np.linalg.det(m), 1.0)
+    angle = Rotation.from_matrix(m).magnitude()  # no turn larger than the angle between them
+    np.testing.assert_allclose(angle, np.arccos(np.clip(np.sum(unit_a * unit_b, axis=1), -1, 1)), atol=1e-7)
+    np.testing.assert_allclose(m[2], np.eye(3), atol=1e-15)
+
+
+@pytest.mark.parametrize("order", ORDERS)
+def test_the_dual_euler_triple_and_the_nearest_branch(order):
+    angles = RNG.uniform(-4, 4, (200, 3))
+    same = r.euler_to_matrix(angles, order)
+    np.testing.assert_allclose(r.euler_to_matrix(r.euler_dual(angles), order), same, atol=1e-12)
+    reference = angles + RNG.normal(0, 0.1, angles.shape)
+    back = r.euler_nearest(r.matrix_to_euler(same, order), reference)
+    np.testing.assert_allclose(back, angles, atol=1e-9)
+
+
+def test_euler_continuity_passes_through_gimbal_lock():
+    """A turn about Y past 90 degrees in order ZYX: the canonical angles flip the first and last
+    by half a turn there; continuous ones carry on with the middle angle past 90."""
+    t = np.linspace(0, 1, 300)
+    angles = np.stack([0.3 + t, np.linspace(0.5, 2.5, 300), 3.0 - 8 * t], axis=1)
+    canonical = r.matrix_to_euler(r.euler_to_matrix(angles, "ZYX"), "ZYX")
+    assert np.abs(np.diff(canonical, axis=0)).max() > 3
+    smooth = r.euler_continuity(np.stack([canonical, canonical], axis=1), axis=0)
+    np.testing.assert_allclose(smooth[:, 0], angles - angles[0] + smooth[0, 0], atol=1e-9)
+    np.testing.assert_allclose(r.euler_to_matrix(smooth[:, 1], "ZYX"), r.euler_to_matrix(angles, "ZYX"), atol=1e-12)

@@ -1,0 +1,226 @@
+"""core.auto_map on the corpus skeletons and on Mixamo-, Rigify- and Unreal-like rigs; from
+structure where names say nothing; presets as JSON."""
+
+import json
+import re
+
+import numpy as np
+import pytest
+
+import rig_samples
+from corpus_files import CORPUS, needs_corpus
+from mocap_io import core
+from mocap_io.core import bone_map
+from sample_motion import cmu_like_motion
+
+CMU = cmu_like_motion(core, 1).skeleton
+MIXAMO = rig_samples.build(rig_samples.MIXAMO)
+# hips, left thigh, shin, foot, upper arm, forearm, hand, head, right thigh, right upper arm
+PARTS = ["Hips", "LeftUpLeg", "LeftLeg", "LeftFoot", "LeftArm", "LeftForeArm", "LeftHand", "Head"]
+PARTS += ["RightUpLeg", "RightArm"]
+CMU_NAMES = PARTS
+XSENS_NAMES = ["Hips", "LeftHip", "LeftKnee", "LeftAnkle", "LeftShoulder", "LeftElbow", "LeftWrist", "Head"]
+XSENS_NAMES += ["RightHip", "RightShoulder"]
+CORPUS_PARTS = {
+    "bvh/cmu-cgspeed/cmu_12_01_walk.bvh": CMU_NAMES,
+    "bvh/anim_utils/mh_cmu_skeleton_pose.bvh": CMU_NAMES,
+    "bvh/pybvh/bvh_test1.bvh": CMU_NAMES,
+    "bvh/pybvh/bvh_test3.bvh": CMU_NAMES,
+    "bvh/pybvh/standard_skeleton.bvh": CMU_NAMES,
+    "bvh/motionbuilder-cmu/16_15.bvh": [
+        *("root", "lfemur", "ltibia", "lfoot", "lhumerus", "lradius", "lwrist", "head", "rfemur", "rhumerus"),
+    ],
+    "bvh/bandai-namco/dataset-1_dash_normal_001.bvh": [
+        *("Hips", "UpperLeg_L", "LowerLeg_L", "Foot_L", "UpperArm_L", "LowerArm_L", "Hand_L", "Head"),
+        *("UpperLeg_R", "UpperArm_R"),
+    ],
+    "bvh/mocapbank/test_mocapbank.bvh": XSENS_NAMES,
+    "bvh/assimp-boxing/Boxing_Toes.bvh": XSENS_NAMES,
+    "bvh/xsens-mvn-pybvh/bvh_test2.bvh": XSENS_NAMES,
+    "bvh/anim_utils/custom_skeleton_walk_example.bvh": [
+        *("FK_back1_jnt", "L_upLeg_jnt", "L_lowLeg_jnt", "L_foot_jnt", "L_upArm_jnt", "L_lowArm_jnt", "L_hand_jnt"),
+        *("head_jnt", "R_upLeg_jnt", "R_upArm_jnt"),
+    ],
+}
+
+
+@needs_corpus
+@pytest.mark.filterwarnings("ignore:.*frames were declared")  # Boxing_Toes.bvh has one frame more
+@pytest.mark.parametrize("name", sorted(CORPUS_PARTS))
+def test_corpus_skeletons_map_onto_a_mixamo_rig(name):
+    source = core.read(CORPUS / name, strict=False).skeleton
+    found = core.auto_map(source, MIXAMO)
+    expected = {s: f"mixamorig:{t}" for s, t in zip(CORPUS_PARTS[name], PARTS)}
+    assert {s: found.get(s) for s in expected} == expected
+    assert len(set(found.values())) == len(found) >= 18
+
+
+def test_the_corpus_is_covered():
+    if not CORPUS.is_dir():
+        pytest.skip("no corpus")
+    assert all((CORPUS / name).is_file() for name in CORPUS_PARTS)
+
+
+EXPECTED = {
+    "mixamo": {
+        "Hips": "mixamorig:Hips",
+        "LowerBack": "mixamorig:Spine",
+        "Spine": "mixamorig:Spine1",
+        "Spine1": "mixamorig:Spine2",
+        "Neck1": "mixamorig:Neck",  # one neck joint: the top of the source's two
+        "Head": "mixamorig:Head",
+        "LeftShoulder": "mixamorig:LeftShoulder",
+        "LeftArm": "mixamorig:LeftArm",
+        "RightForeArm": "mixamorig:RightForeArm",
+        "RightHand": "mixamorig:RightHand",
+        "LThumb": "mixamorig:LeftHandThumb1",
+        "LeftHandIndex1": "mixamorig:LeftHandIndex1",
+        "LeftUpLeg": "mixamorig:LeftUpLeg",
+        "RightLeg": "mixamorig:RightLeg",
+        "RightToeBase": "mixamorig:RightToeBase",
+    },
+    "rigify": {
+        "Hips": "DEF-spine",  # "spine" is the hips in Rigify: found where the thighs meet
+        "LowerBack": "DEF-spine.001",
+        "Spine1": "DEF-spine.003",
+        "Neck": "DEF-spine.004",
+        "Head": "DEF-spine.006",
+        "LeftShoulder": "DEF-shoulder.L",
+        "LeftArm": "DEF-upper_arm.L",
+        "LeftForeArm": "DEF-forearm.L",  # not the upper arm's second segment DEF-upper_arm.L.001
+        "RightHand": "DEF-hand.R",
+        "LeftHandIndex1": "DEF-f_index.01.L",
+        "RThumb": "DEF-thumb.01.R",
+        "RightUpLeg": "DEF-thigh.R",
+        "RightLeg": "DEF-shin.R",
+        "LeftFoot": "DEF-foot.L",
+        "LeftToeBase": "DEF-toe.L",
+    },
+    "unreal": {
+        "Hips": "pelvis",  # not "root", the ground joint
+        "LowerBack": "spine_01",
+        "Spine": "spine_03",
+        "Spine1": "spine_05",  # five spine joints onto three: ends paired, the middle spread
+        "Neck": "neck_01",
+        "Neck1": "neck_02",
+        "Head": "head",
+        "RightShoulder": "clavicle_r",
+        "RightArm": "upperarm_r",
+        "LeftForeArm": "lowerarm_l",
+        "LeftHand": "hand_l",
+        "LeftHandIndex1": "index_01_l",
+        "LeftUpLeg": "thigh_l",
+        "LeftLeg": "calf_l",
+        "RightToeBase": "ball_r",
+    },
+}
+NEVER = re.compile(r"twist|ik_|^root$|_End|pelvis\.|breast|palm|metacarpal|\.[LR]\.\d")  # .L.001: a 2nd segment
+
+
+@pytest.mark.parametrize(
+    ("rig", "rows", "up", "scale"),
+    [
+        ("mixamo", rig_samples.MIXAMO, "Y", 1.0),
+        ("rigify", rig_samples.RIGIFY, "Z", 0.01),
+        ("unreal", rig_samples.UNREAL, "Z", 1.0),
+    ],
+)
+def test_rigs_map_by_name(rig, rows, up, scale):
+    target = rig_samples.build(rows, up=up, scale=scale)
+    found = core.auto_map(CMU, target)
+    assert {s: found.get(s) for s in EXPECTED[rig]} == EXPECTED[rig]
+    assert not [t for t in found.values() if NEVER.search(t)]
+    assert len(found) >= 26 and len(set(found.values())) == len(found)
+    assert core.auto_map(target, CMU) == {t: s for s, t in found.items()}  # both ways alike
+
+
+@pytest.mark.parametrize(
+    ("rows", "up"), [(None, "Y"), (rig_samples.UNREAL, "Z"), (rig_samples.MIXAMO, "Y")], ids=["cmu", "unreal", "mixamo"]
+)
+def test_structure_finds_the_body_where_names_fail(rows, up):
+    """Joints named j0, j1, ...: legs, arms, sides (from where the toes point), spine and neck
+    are found from the hierarchy and the rest pose alone."""
+    named = CMU if rows is None else rig_samples.build(rows, up=up)
+    anonymous = core.Skeleton([f"j{i}" for i in range(named.joint_count)], named.parents, named.offsets)
+    found = core.auto_map(named, anonymous)
+    expected = {n: f"j{named.index(n)}" for n in body_joints(named)}
+    assert len(expected) >= 20 and {s: found.get(s) for s in expected} == expected
+
+
+def body_joints(skeleton):
+    """The hips, spine and limb joints of a skeleton (from its names)."""
+    roles = bone_map.find_roles(skeleton)
+    keep = [j for role, j in roles.items() if role.split(".")[0] in bone_map.ARM[:4] + bone_map.LEG[1:] + ("hips",)]
+    keep += roles["spine"]
+    return [skeleton.names[j] for j in keep]
+
+
+def test_name_spellings():
+    cases = {
+        "mixamorig:LeftForeArm": ("L", "arm", ("forearm",)),
+        "mixamorig1:RightUpLeg": ("R", "leg", ("thigh",)),
+        "Bip01 L UpperArm": ("L", "arm", ("upper_arm",)),
+        "CC_Base_R_Thigh": ("R", "leg", ("thigh",)),
+        "upperarm_l": ("L", "arm", ("upper_arm",)),
+        "DEF-forearm.R": ("R", "arm", ("forearm",)),
+        "Shoulder_L": ("L", "arm", ("clavicle", "upper_arm")),
+        "lhumerus": ("L", "arm", ("upper_arm",)),
+        "rtibia": ("R", "leg", ("shin",)),
+        "LHipJoint": ("L", "leg", ("hip",)),
+        "R_Ankle": ("R", "leg", ("foot",)),
+        "L_Foot": ("L", "leg", ("foot", "toe")),  # SMPL's foot is the toe: the chain decides
+        "RightInHandIndex": ("R", "index", (0,)),
+        "LeftHandPinky3": ("L", "pinky", (3,)),
+        "DEF-f_middle.02.L": ("L", "middle", (2,)),
+        "lowerback": (None, "torso", ("spine",)),
+        "L5": (None, "torso", ("spine",)),
+        "joint_Root": (None, "torso", ("hips", "ground")),
+        "LeftThigh": ("L", "leg", ("thigh",)),  # Rokoko
+        "LeftShin": ("L", "leg", ("shin",)),
+    }
+    for name, parsed in cases.items():
+        assert bone_map._parse(name) == parsed, name
+    for name in ("upperarm_twist_01_l", "ik_foot_l", "HeadTop_End", "DEF-upper_arm.L.001", "R_shoulderEnd_jnt"):
+        assert bone_map._parse(name) is None, name
+
+
+def test_smpl_names_mean_other_joints():
+    """SMPL's "Foot" is the ball of the foot, its "Hand" the knuckles, its "Shoulder" the upper arm."""
+    found = core.auto_map(rig_samples.build(rig_samples.SMPL), MIXAMO)
+    expected = {"Pelvis": "Hips", "L_Hip": "LeftUpLeg", "L_Ankle": "LeftFoot", "L_Foot": "LeftToeBase"}
+    expected |= {"R_Collar": "RightShoulder", "R_Shoulder": "RightArm", "R_Wrist": "RightHand", "Spine3": "Spine2"}
+    expected |= {"Spine1": "Spine", "Neck": "Neck", "Head": "Head"}
+    assert {s: found.get(s) for s in expected} == {s: f"mixamorig:{t}" for s, t in expected.items()}
+    assert "L_Hand" not in found  # Mixamo has no joint at the knuckles
+
+
+def test_chain_order_decides_what_shoulder_means():
+    xsens = core.Skeleton(["Hips", "LeftCollar", "LeftShoulder", "LeftElbow"], [-1, 0, 1, 2], np.eye(4, 3))
+    mixamo = core.Skeleton(["Hips", "LeftShoulder", "LeftArm", "LeftForeArm"], [-1, 0, 1, 2], np.eye(4, 3))
+    assert core.auto_map(xsens, mixamo) == {
+        "Hips": "Hips",
+        "LeftCollar": "LeftShoulder",
+        "LeftShoulder": "LeftArm",
+        "LeftElbow": "LeftForeArm",
+    }
+
+
+def test_presets_round_trip_and_bad_presets_name_the_line(tmp_path):
+    found = core.auto_map(CMU, MIXAMO)
+    path = tmp_path / "cmu_to_mixamo.json"
+    bone_map.save_preset(found, path)
+    assert bone_map.load_preset(path) == found
+    assert json.loads(path.read_text(encoding="utf-8")) == found
+    path.write_text('{\n  "Hips": "mixamorig:Hips",\n  "Head": \n}\n', encoding="utf-8")
+    with pytest.raises(core.ParseError) as info:
+        bone_map.load_preset(path)
+    assert info.value.line == 4 and str(path) in str(info.value)  # where the value should be
+    path.write_text('["Hips", "Head"]', encoding="utf-8")
+    with pytest.raises(core.ParseError, match="JSON object"):
+        bone_map.load_preset(path)
+    path.write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+    with pytest.raises(core.ParseError, match="nested"):
+        bone_map.load_preset(path)
+    path.write_bytes(b'{"H\xe9": "x"}')
+    with pytest.raises(core.ParseError, match="UTF-8"):
+        bone_map.load_preset(path)

@@ -1,0 +1,200 @@
+"""core.retarget: rest-pose differences (bone rolls, A pose, axes) leave world positions exact; root
+motion scales with the legs; unmapped joints keep their rest; feet stay put during contacts."""
+
+import numpy as np
+import pytest
+
+import rig_samples
+from corpus_files import CORPUS, needs_corpus
+from mocap_io import core
+from mocap_io.core import feet
+from sample_motion import cmu_like_motion, restyled_skeleton
+
+MOTION = cmu_like_motion(core, 600)
+MIXAMO_NAMES = {
+    "LeftUpLeg": "mixamorig:LeftUpLeg",
+    "LeftLeg": "mixamorig:LeftLeg",
+    "LeftFoot": "mixamorig:LeftFoot",
+    "LeftArm": "mixamorig:LeftArm",
+    "LeftForeArm": "mixamorig:LeftForeArm",
+    "LeftHand": "mixamorig:LeftHand",
+    "Hips": "mixamorig:Hips",
+    "Head": "mixamorig:Head",
+}
+
+
+def height(motion):
+    return np.ptp(motion.world_positions()[0], axis=0).max()
+
+
+def assert_same_world(ours, reference, scale=1.0):
+    tolerance = 1e-6 * scale * height(reference)
+    np.testing.assert_allclose(ours.world_positions(), scale * reference.world_positions(), atol=tolerance)
+    np.testing.assert_allclose(ours.end_site_positions(), scale * reference.end_site_positions(), atol=tolerance)
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"seed": 1},
+        {"seed": 2, "a_pose": 45.0},
+        {"seed": 3, "a_pose": 30.0, "names": MIXAMO_NAMES},
+        {"a_pose": 40.0, "up": "Z"},  # the target's rest lies in other axes: it is turned into the source's
+    ],
+)
+def test_other_rolls_and_an_a_pose_reproduce_world_positions(options):
+    target = restyled_skeleton(core, MOTION.skeleton, **options)
+    out = core.retarget(MOTION, target)
+    assert out.skeleton is target and out.fps == MOTION.fps and out.frame_count == MOTION.frame_count
+    assert out.euler_orders == ["ZXY"] * 31  # the target's channel layout
+    assert_same_world(out, MOTION)
+    # continuous curves: small steps (the source's are), but for the first and last angle near
+    # gimbal lock, where only their sum or difference is defined; the middle angle passes +-90 degrees
+    step = np.abs(np.diff(out.euler, axis=0))
+    locked = np.abs(np.cos(out.euler[:, :, 1])) < 0.25  # within 15 degrees of the lock
+    assert step[..., 1].max() < 0.2 and step[~(locked[1:] | locked[:-1])].max() < 0.2
+    assert locked.any() == (options.get("up") == "Z")  # the Z up rig's hips turn 90 degrees about X
+
+
+def test_a_round_trip_through_another_rig_gives_the_source_back():
+    target = restyled_skeleton(core, MOTION.skeleton, seed=4, a_pose=45.0)
+    back = core.retarget(core.retarget(MOTION, target), MOTION.skeleton)
+    assert_same_world(back, MOTION)
+    np.testing.assert_allclose(back.euler, MOTION.euler, atol=1e-9)
+
+
+def test_a_scaled_skeleton_scales_root_motion():
+    target = restyled_skeleton(core, MOTION.skeleton, seed=5, scale=2.5)
+    assert_same_world(core.retarget(MOTION, target), MOTION, scale=2.5)
+    fixed = core.retarget(MOTION, target, root_scale=1.0)  # steps as long as the source's
+    hips = MOTION.world_positions()[:, 0]
+    np.testing.assert_allclose(fixed.world_positions()[:, 0], hips, atol=1e-9)
+    expected = hips[:, None] + 2.5 * (MOTION.world_positions() - hips[:, None])
+    np.testing.assert_allclose(fixed.world_positions(), expected, atol=1e-9)
+
+
+def bone_directions(motion, pairs):
+    """Unit world directions (F, n, 3) from each joint to its child, for (joint, child) name pairs."""
+    names = motion.skeleton.names
+    p = motion.world_positions()
+    vectors = np.stack([p[:, names.index(c)] - p[:, names.index(j)] for j, c in pairs], axis=1)
+    return vectors / np.linalg.norm(vectors, axis=-1, keepdims=True)
+
+
+@pytest.mark.parametrize(("rows", "up", "scale"), [(rig_samples.UNREAL, "Z", 1.0), (rig_samples.RIGIFY, "Z", 0.01)])
+def test_limbs_point_the_source_ways_on_rigs_with_other_proportions(rows, up, scale):
+    """Other proportions, extra twist and IK bones, centimetres to metres: every mapped limb bone
+    points where the source's does, every unmapped joint keeps its rest rotation."""
+    source = MOTION
+    target = rig_samples.build(rows, up=up, scale=scale)
+    bone_map = core.auto_map(source.skeleton, target)
+    out = core.retarget(source, target, bone_map)
+    limbs = [("LeftArm", "LeftForeArm"), ("LeftForeArm", "LeftHand"), ("RightUpLeg", "RightLeg")]
+    limbs += [("RightLeg", "RightFoot"), ("LeftFoot", "LeftToeBase"), ("Neck1", "Head")]
+    mapped = [(bone_map[a], bone_map[b]) for a, b in limbs]
+    np.testing.assert_allclose(bone_directions(out, mapped), bone_directions(source, limbs), atol=1e-9)
+    unmapped = [k for k, n in enumerate(target.names) if n not in bone_map.values()]
+    assert len(unmapped) >= 12
+    np.testing.assert_allclose(out.euler[:, unmapped], 0.0, atol=1e-9)
+    hips = out.world_positions()[:, target.index(bone_map["Hips"])]  # Z up rigs are turned Y up like the source
+    ratio = hips[:, 1].mean() / source.world_positions()[:, 0, 1].mean()
+    assert 0.8 * scale < ratio < 1.2 * scale  # the rigs' legs are about as long as the source's
+
+
+def test_an_edited_map_leaves_joints_at_rest_and_bad_maps_are_refused():
+    target = restyled_skeleton(core, MOTION.skeleton, seed=6)
+    bone_map = core.auto_map(MOTION.skeleton, target)
+    assert bone_map == {n: n for n in MOTION.skeleton.names}
+    del bone_map["LeftForeArm"]
+    out = core.retarget(MOTION, target, bone_map)
+    forearm = target.index("LeftForeArm")
+    np.testing.assert_allclose(out.euler[:, forearm], 0.0, atol=1e-9)
+    hand = target.index("LeftHand")  # mapped: its world rotation still follows the source's hand
+    turn = out.world_matrices()[:, hand, :3, :3] @ target.rest_world()[0][hand].T
+    np.testing.assert_allclose(turn, MOTION.world_matrices()[:, hand, :3, :3], atol=1e-9)
+    with pytest.raises(ValueError, match="'Nose'"):
+        core.retarget(MOTION, target, {"Nose": "Head"})
+    with pytest.raises(ValueError, match="more than one"):
+        core.retarget(MOTION, target, {"Head": "Head", "Neck": "Head"})
+    with pytest.raises(ValueError, match="2 Euler orders"):
+        core.retarget(MOTION, target, euler_orders=["XYZ", "ZXY"])
+
+
+def test_euler_orders_option():
+    s = MOTION.skeleton
+    target = core.Skeleton(
+        s.names, s.parents, s.offsets, end_site_parents=s.end_site_parents, end_site_offsets=s.end_site_offsets
+    )
+    out = core.retarget(MOTION, target, euler_orders="yxz")
+    assert out.euler_orders == ["YXZ"] * 31
+    assert_same_world(out, MOTION)
+    assert core.retarget(MOTION, target).euler_orders == ["ZXY"] * 31  # no channel layout
+
+
+def test_two_bone_ik_reaches_reachable_goals_keeping_lengths_and_plane():
+    rng = np.random.default_rng(0)
+    hip, knee, ankle = rng.normal(size=(3, 200, 3))
+    lengths = np.linalg.norm(knee - hip, axis=1), np.linalg.norm(ankle - knee, axis=1)
+    direction = rng.normal(size=(200, 3))
+    direction /= np.linalg.norm(direction, axis=1, keepdims=True)
+    reach = np.abs(lengths[0] - lengths[1]) + rng.uniform(0.05, 0.95, 200) * (2 * np.minimum(*lengths))
+    goal = hip + reach[:, None] * direction
+    upper, lower = feet.two_bone_ik(hip, knee, ankle, goal)
+    new_knee = hip + np.einsum("nij,nj->ni", upper, knee - hip)
+    new_ankle = new_knee + np.einsum("nij,nj->ni", lower @ upper, ankle - knee)
+    np.testing.assert_allclose(new_ankle, goal, atol=1e-9)
+    np.testing.assert_allclose(np.linalg.norm(new_knee - hip, axis=1), lengths[0], atol=1e-9)
+    normal = np.cross(knee - hip, goal - hip)
+    np.testing.assert_allclose(np.sum((new_knee - hip) * normal, axis=1), 0.0, atol=1e-9)
+    far = hip + 3 * (lengths[0] + lengths[1])[:, None] * direction  # out of reach: as near as it gets
+    upper, lower = feet.two_bone_ik(hip, knee, ankle, far)
+    new_ankle = hip + np.einsum("nij,nj->ni", upper, knee - hip) + np.einsum("nij,nj->ni", lower @ upper, ankle - knee)
+    np.testing.assert_allclose(new_ankle, hip + (lengths[0] + lengths[1])[:, None] * direction, atol=1e-6)
+
+
+def test_contacts_pins_and_the_drop_to_reach():
+    frames = np.arange(100)
+    step = np.clip((frames - 30) / 40, 0, 1)  # still, a 40-frame swing, still again
+    foot = np.stack([np.zeros(100), 20 * np.sin(np.pi * step), 50 * step], axis=1)
+    contact = feet.contacts(foot, [0, 1, 0], fps=100.0, leg_length=90.0)
+    assert contact[:30].all() and contact[72:].all() and not contact[34:67].any()
+    goal, weight = feet.pins(foot + [0, 0, 0.01] * frames[:, None], contact, blend=5)
+    np.testing.assert_array_equal(weight[contact], 1.0)
+    first = np.flatnonzero(~contact)[0]
+    np.testing.assert_allclose(goal[: first - 1, 2], 0.01 * (first - 1) / 2)  # the mean of the run
+    assert 0 < weight[first] < 1 and weight[first + 6] == 0
+    hip = np.array([[0.0, 100, 0], [0, 80, 0]])
+    drop = feet.drop_to_reach(hip, np.array([[0.0, 0, 60], [0, 0, 0]]), 90.0, np.array([0.0, 1, 0]))
+    np.testing.assert_allclose(drop, [100 - np.sqrt(90**2 - 60**2), 0.0])
+
+
+@needs_corpus
+def test_contact_feet_hold_still_on_a_rig_with_other_leg_proportions():
+    """The CMU walk on legs with longer thighs, shorter shins and wider hips: feet slide several %
+    of the leg's length during contacts; after the correction less than 1 %."""
+    walk = core.read(CORPUS / "bvh/cmu-cgspeed/cmu_12_01_walk.bvh")
+    s = walk.skeleton
+    offsets = s.offsets.copy()
+    for side in ("Left", "Right"):
+        for joint, factor in ((f"{side}UpLeg", 1.5), (f"{side}Leg", 1.3), (f"{side}Foot", 0.75)):
+            offsets[s.index(joint)] *= factor
+    target = core.Skeleton(s.names, s.parents, offsets, channels=s.channels)
+    plain, fixed = core.retarget(walk, target), core.retarget(walk, target, fix_feet=True)
+    legs = np.linalg.norm(offsets[[s.index("LeftLeg"), s.index("LeftFoot")]], axis=1).sum()
+    slides = {}
+    for side in ("Left", "Right"):
+        foot = s.index(f"{side}Foot")
+        contact = feet.contacts(walk.world_positions()[:, foot], [0, 1, 0], walk.fps, legs)
+        assert 0.25 < contact.mean() < 0.6  # a walk: each foot stands for a good part of the time
+        runs = np.split(np.flatnonzero(contact), np.flatnonzero(np.diff(np.flatnonzero(contact)) > 1) + 1)
+        assert len(runs) >= 4
+        for name, motion in (("plain", plain), ("fixed", fixed)):
+            p = motion.world_positions()[:, foot]
+            worst = max(np.linalg.norm(p[run] - p[run[0]], axis=1).max() for run in runs)
+            slides[name, side] = worst / legs
+    assert min(slides["plain", side] for side in ("Left", "Right")) > 0.02
+    assert max(slides["fixed", side] for side in ("Left", "Right")) < 0.01
+    # away from the legs nothing changes but the hips' height
+    arms = [s.index(n) for n in ("LeftArm", "RightHand", "Head")]
+    relative = fixed.world_positions()[:, arms] - fixed.world_positions()[:, :1]
+    np.testing.assert_allclose(relative, plain.world_positions()[:, arms] - plain.world_positions()[:, :1], atol=1e-9)
