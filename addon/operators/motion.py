@@ -16,15 +16,6 @@ _ORDERS = [
     for o in ("ZXY", "XYZ", "XZY", "YXZ", "YZX", "ZYX")
 ]
 
-BONE_AXES = [
-    (
-        "ROLL",
-        "Along Bones, Rolled",
-        "Bones point at their children, rolled so their axes are the file's turned the least",
-    ),
-    ("EXACT", "Exact", "Bone axes are the file's: pose values are the file's rotations (bones may point anywhere)"),
-]
-
 
 class Axes:
     axis_forward: EnumProperty(name="Forward", items=AXES, default="-Z", description="The file's forward axis")
@@ -119,6 +110,28 @@ def export_motion(
     return motion
 
 
+class JointAxes:
+    """Import mixin for formats whose joints have axes of their own (ASF axes, HTR base rotations)."""
+
+    bone_axes: EnumProperty(
+        name="Bone Axes",
+        default="ROLL",
+        items=[
+            (
+                "ROLL",
+                "Along Bones, Rolled",
+                "Bones point at their children, rolled so their axes are the file's turned the least",
+            ),
+            (
+                "EXACT",
+                "Exact",
+                "Bone axes are the file's: pose values are the file's rotations (bones may point anywhere)",
+            ),
+        ],
+        description="How bones follow the file's joint axes",
+    )
+
+
 class MotionExport(ExportHelper, Axes):
     """Operator mixin for exporting the active armature's animation. A format sets
     `export(context, obj, path, **options)` (returns the Motion written)."""
@@ -151,6 +164,8 @@ class MotionExport(ExportHelper, Axes):
         ],
         description="Where the motion comes from",
     )
+
+    precision: IntProperty(name="Decimals", default=6, min=1, max=12, description="Decimals of every number written")
 
     @classmethod
     def poll(cls, context):
