@@ -2,23 +2,26 @@
 Nothing here parses a file; nothing in core knows Blender.
 
 Scripts call the plain functions behind the operators: `import_bvh`, `export_bvh`, `import_memg`,
-`export_memg` (see each for its options)."""
+`export_memg`, `retarget_armature` (see each for its options)."""
 
 import bpy
 
 from .build.ensemble import import_memg
-from .operators import bvh, memg
+from .build.retarget import retarget_armature
+from .operators import bvh, memg, retarget
 from .operators.bvh import export_bvh, import_bvh
 from .read.mesh import export_memg
 
-__all__ = ["export_bvh", "export_memg", "import_bvh", "import_memg", "register", "unregister"]
-_MODULES = (bvh, memg)
+__all__ = ["export_bvh", "export_memg", "import_bvh", "import_memg", "register", "retarget_armature", "unregister"]
+_MODULES = (bvh, memg, retarget)
 
 
 def register():
     for module in _MODULES:
         for cls in module.CLASSES:
             bpy.utils.register_class(cls)
+        for owner, name, prop in getattr(module, "PROPERTIES", ()):
+            setattr(owner, name, prop)
         for menu, function in module.MENUS:
             menu.append(function)
 
@@ -27,5 +30,7 @@ def unregister():
     for module in reversed(_MODULES):
         for menu, function in module.MENUS:
             menu.remove(function)
+        for owner, name, _ in getattr(module, "PROPERTIES", ()):
+            delattr(owner, name)
         for cls in reversed(module.CLASSES):
             bpy.utils.unregister_class(cls)

@@ -101,6 +101,12 @@ class MotionImport(DroppableImport, Axes):
         default=True,
         description="Name each action after its file (else after the armature)",
     )
+    retarget: BoolProperty(
+        name="Retarget onto Active Armature",
+        default=False,
+        description="Give the active armature a new action per file, retargeted from the file's skeleton "
+        "(bones mapped by name and structure), instead of building new armatures",
+    )
 
     def paths(self):
         return [os.path.join(self.directory, f.name) for f in self.files if f.name] or [self.filepath]  # pyright: ignore[reportAttributeAccessIssue]
