@@ -101,24 +101,24 @@ def retarget_take(motion, target, name, axes, scale, frames, bone_map=None, **op
 
 
 def source_frames(source):
-    """(F,) scene frames to read armature `source` at: its action's keys where it has more of them
-    than whole frames (a take imported at its own rate into a slower scene), else every whole
-    frame of the action's frame range."""
+    """(F,) scene frames to read armature `source` at: its action's keys where a curve has more of
+    them than the action's frame range has whole frames (a take imported at its own rate into a
+    slower scene), else every whole frame of that range."""
     action = compat.assignment(source)[0]
     if action is None:
         raise ValueError(f"{source.name!r} has no action to retarget")
     first, last = action.frame_range
     whole = np.arange(math.ceil(first), math.floor(last) + 1, dtype=float)
-    if needs_evaluation(source):
+    curves = compat.action_fcurves(source)
+    if needs_evaluation(source) or all(len(c.keyframe_points) <= len(whole) for c in curves):
         return whole
-    keys = [np.empty(0, dtype=np.float32)]
-    for curve in compat.action_fcurves(source):
+    keys = []
+    for curve in curves:
         co = np.empty(2 * len(curve.keyframe_points), dtype=np.float32)
         curve.keyframe_points.foreach_get("co", co)
         keys.append(co[0::2])
     keys = np.unique(np.concatenate(keys)).astype(float)
-    keys = keys[(keys >= first) & (keys <= last)]
-    return keys if len(keys) > len(whole) else whole
+    return keys[(keys >= first) & (keys <= last)]
 
 
 def _check(source, target):
