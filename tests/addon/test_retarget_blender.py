@@ -8,11 +8,11 @@ import json
 import numpy as np
 import pytest
 
-from blender_scene import bpy, data_counts, fresh_scene
+from blender_scene import bpy, data_counts, fresh_scene, world_heads
 from corpus_files import CORPUS, needs_corpus
 from mocap_io.addon import import_bvh, retarget_armature
 from mocap_io.addon.common import compat
-from mocap_io.core import rotations
+from mocap_io.core import feet, rotations
 
 pytestmark = needs_corpus
 TAKE = CORPUS / "bvh/motionbuilder-cmu/16_15.bvh"  # CMU 16_15 by MotionBuilder: 471 frames at 120 fps
@@ -216,6 +216,24 @@ def test_a_mixamo_like_rig_inside_an_fbx_transform_follows_every_bone():
         np.testing.assert_allclose(target_heads["mixamorig:Hips"], expected, atol=1e-4)
 
 
+def test_from_the_fbx_like_rig_onto_a_turned_and_moved_armature():
+    """The source inside an object transform, the target's object turned and moved: the rigs share
+    world axes (an object's turn only changes its coordinates), positions go origin to origin."""
+    source = import_take()
+    rig = mixamo_rig(source)
+    retarget_armature(bpy.context, source, rig)
+    (copy,), _ = import_bvh(bpy.context, [str(TAKE)], scale=0.01)  # animated: the bake replaces it
+    copy.location, copy.rotation_euler = (0.0, -4.0, 0.5), (0.0, 0.0, np.pi / 2)
+    retarget_armature(bpy.context, rig, copy)
+    bone_map = {name: cmu for name, (_, cmu) in MIXAMO.items()}
+    directions, turns = errors(rig, copy, bone_map)
+    # the copy's lowerneck and lhand (unmapped, between mapped joints) are keyed at rest: rigid
+    assert len(directions) == 24 and max(directions.values()) < LIMIT and max(turns.values()) < LIMIT
+    for frame in SAMPLED:
+        expected = pose(rig, frame)[0]["mixamorig:Hips"] - (3.0, 0.0, 0.0) + (0.0, -4.0, 0.5)
+        np.testing.assert_allclose(pose(copy, frame)[0]["root"], expected, atol=1e-4)
+
+
 def test_the_rigify_metarig_through_the_panel_with_an_edited_bone_map(tmp_path):
     source = import_take()
     rig = rigify_metarig()
@@ -331,3 +349,91 @@ def test_undo_gives_back_the_target_as_it_was():
     assert bpy.data.objects["Mixamo"].animation_data.action is not None
     bpy.ops.ed.undo()
     assert data_counts() == before and bpy.data.objects["Mixamo"].animation_data is None
+
+
+def test_fix_feet_holds_the_feet_of_the_metarig_still_while_the_source_stands():
+    """The CMU walk (cgspeed) on the metarig's legs: with Fix Feet, each foot moves less than 1 %
+    of the leg's length during the source's contacts (found from the source's feet as Blender
+    shows them); without, they slide (14 % of it: the metarig's legs and pelvis differ)."""
+    fresh_scene()
+    (source,), _ = import_bvh(bpy.context, [str(CORPUS / "bvh/cmu-cgspeed/cmu_12_01_walk.bvh")], auto_scale=True)
+    rig = rigify_metarig()
+    frames = range(1, 525)
+
+    def track(obj, bones):
+        names = world_heads(obj, 1)[1]
+        return np.array([world_heads(obj, f)[0][[names.index(b) for b in bones]] for f in frames])
+
+    tracks = {}
+    for fix in (False, True):
+        assert bpy.ops.mocap_io.retarget(source=source.name, target=rig.name, fix_feet=fix) == {"FINISHED"}
+        tracks[fix] = track(rig, ["foot.L", "foot.R"])
+    standing = track(source, ["LeftFoot", "RightFoot", "LeftUpLeg"])
+    heads = world_rest_heads(rig)
+    leg = np.linalg.norm(heads["thigh.L"] - heads["shin.L"]) + np.linalg.norm(heads["shin.L"] - heads["foot.L"])
+    slides = {}
+    for side in range(2):
+        leg_there = np.linalg.norm(standing[0, 2] - standing[0, 0])  # the source's: the contacts' scale
+        contact = feet.contacts(standing[:, side], [0, 0, 1], 120.0, leg_there)  # the file's 120 fps
+        runs = np.split(np.flatnonzero(contact), np.flatnonzero(np.diff(np.flatnonzero(contact)) > 1) + 1)
+        assert len(runs) >= 2
+        for fix, feet_at in tracks.items():
+            slide = max(np.linalg.norm(feet_at[run, side] - feet_at[run[0], side], axis=1).max() for run in runs)
+            slides[fix] = max(slides.get(fix, 0.0), slide / leg)
+    assert slides[True] < 0.01 < slides[False]
+
+
+class Layout:
+    """A stand-in for Blender's UILayout (there is no UI in the bpy module): it checks that every
+    property and operator the panel draws exists, and records them."""
+
+    def __init__(self):
+        self.drawn = []
+
+    def row(self, **_):
+        return self
+
+    column = row
+
+    def prop(self, data, name, **_):
+        assert name in data.bl_rna.properties, name
+        self.drawn.append(name)
+
+    def prop_search(self, data, name, search_data, search_name, **_):
+        assert name in data.bl_rna.properties and search_name in search_data.bl_rna.properties
+        self.drawn.append(f"{name} in {search_name}")
+
+    def operator(self, idname, **_):
+        module, name = idname.split(".")
+        getattr(getattr(bpy.ops, module), name).get_rna_type()  # KeyError unless registered
+        self.drawn.append(idname)
+
+    def template_list(self, kind, _id, data, name, active_data, active_name, **_):
+        assert getattr(bpy.types, kind) and name in data.bl_rna.properties
+        assert active_name in active_data.bl_rna.properties
+        self.drawn.append(f"{kind}: {name}")
+
+
+def test_the_panel_draws_the_settings_the_bone_map_and_the_operators():
+    from types import SimpleNamespace
+
+    source = import_take()
+    rig = mixamo_rig(source)
+    panel, rows = bpy.types.VIEW3D_PT_mocap_io_retarget, bpy.types.MOCAP_IO_UL_bone_map
+    assert (panel.bl_space_type, panel.bl_region_type, panel.bl_category) == ("VIEW_3D", "UI", "Mocap I/O")
+    settings = bpy.context.scene.mocap_io_retarget
+    layout = Layout()
+    panel.draw(SimpleNamespace(layout=layout), bpy.context)
+    assert layout.drawn == [
+        *("source", "target", "mocap_io.auto_map", "mocap_io.bone_map_load", "mocap_io.bone_map_save"),
+        *("MOCAP_IO_UL_bone_map: bone_map", "mocap_io.bone_map_add", "mocap_io.bone_map_remove"),
+        *("scale_root", "fix_feet", "resample", "mocap_io.retarget"),
+    ]
+    settings.source, settings.target = source, rig
+    bpy.ops.mocap_io.bone_map_add()
+    pair = settings.bone_map[settings.active_pair]
+    layout = Layout()
+    rows.draw_item(None, bpy.context, layout, settings, pair, 0, settings, "active_pair")
+    assert layout.drawn == ["source in bones", "target in bones"]
+    bpy.ops.mocap_io.bone_map_remove()
+    assert len(settings.bone_map) == 0 and not bpy.ops.mocap_io.bone_map_remove.poll()
