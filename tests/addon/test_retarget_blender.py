@@ -137,7 +137,8 @@ def pose(obj, frame):
 
 
 def angle(a, b):
-    return np.degrees(np.arccos(np.clip(a @ b / np.linalg.norm(a) / np.linalg.norm(b), -1.0, 1.0)))
+    """Degrees between two directions (exact for small angles, unlike an arc cosine)."""
+    return np.degrees(np.arctan2(np.linalg.norm(np.cross(a, b)), a @ b))
 
 
 def mapped_below(target, mapped):
