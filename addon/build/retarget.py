@@ -36,7 +36,10 @@ def retarget_armature_steps(context, source, target, bone_map=None, *, resample=
     axes and about its object's origin; the target moves the same way about its own origin, so it
     walks from where it stands.
     """
-    _check(source, target)
+    for obj, role in ((source, "source"), (target, "target")):
+        _usable(obj, role)
+    if source == target:
+        raise ValueError(f"{source.name!r} cannot be retargeted onto itself")
     frames = source_frames(source)
     yield 0.0, f"reading {source.name}"
     rate = float(scene_fps(context.scene))
@@ -74,6 +77,7 @@ def retarget_take(motion, target, name, axes, scale, frames, bone_map=None, **op
     quaternion). On an error the target's action, slot and rotation modes are given back; the
     caller's transaction.all_or_nothing removes the new action.
     """
+    _usable(target, "target")
     skeleton = armature_skeleton(target, axes, scale)
     matrix = np.array(target.matrix_world)
     _from_origin(skeleton, None, axes.T @ matrix[:3, 3] / scale)
@@ -84,7 +88,7 @@ def retarget_take(motion, target, name, axes, scale, frames, bone_map=None, **op
     moved = core.retarget(motion, skeleton, bone_map, **options)
     modes = [target.pose.bones[n].rotation_mode for n in skeleton.names]
     modes = ["QUATERNION" if m in ("QUATERNION", "AXIS_ANGLE") else "NATIVE" for m in modes]
-    # the target's armature space: world = O (x - origin), O a rotation times a uniform scale
+    # into the target's armature space: O^-1 (world - origin), O a rotation times a uniform scale
     to_armature = rotations.nearest_rotation(matrix[:3, :3]).T @ axes
     size = scale / np.cbrt(abs(np.linalg.det(matrix[:3, :3])))
     with _given_back_on_error(target):
@@ -121,14 +125,12 @@ def source_frames(source):
     return keys[(keys >= first) & (keys <= last)]
 
 
-def _check(source, target):
-    for role, obj in (("source", source), ("target", target)):
-        if obj is None or obj.type != "ARMATURE":
-            raise ValueError(f"the {role} must be an armature, not {obj.name if obj else 'nothing'!r}")
-        if obj.mode == "EDIT":
-            raise ValueError(f"{obj.name!r} is in edit mode: leave it to retarget")
-    if source == target:
-        raise ValueError(f"{source.name!r} cannot be retargeted onto itself")
+def _usable(obj, role):
+    """Refuse what is no armature, or one in edit mode (its bones are not yet its data's)."""
+    if obj is None or obj.type != "ARMATURE":
+        raise ValueError(f"the {role} must be an armature, not {obj.name if obj else 'nothing'!r}")
+    if obj.mode == "EDIT":
+        raise ValueError(f"{obj.name!r} is in edit mode: leave it to retarget")
 
 
 def _from_origin(skeleton, translations, origin):

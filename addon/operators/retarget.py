@@ -15,10 +15,6 @@ from ..common.failures import message
 from ..read.armature import armature_skeleton
 
 
-def _is_armature(_settings, obj):
-    return obj.type == "ARMATURE"
-
-
 class BonePair(bpy.types.PropertyGroup):
     source: StringProperty(name="Source Bone", description="A bone of the source armature")
     target: StringProperty(name="Target Bone", description="The bone of the target armature it drives")
@@ -48,32 +44,35 @@ class Options:
 
 
 class RetargetSettings(bpy.types.PropertyGroup, Options):
-    """The panel's state, kept on the scene (`scene.mocap_io_retarget`)."""
+    """The panel's state, kept on the scene (`scene.mocap_io_retarget`). Properties only: bpy 4.2
+    crashes at exit after a property group with a method or a pointer poll function was registered."""
 
-    source: PointerProperty(
-        type=bpy.types.Object, poll=_is_armature, name="Source", description="The armature whose animation is read"
-    )
-    target: PointerProperty(
-        type=bpy.types.Object, poll=_is_armature, name="Target", description="The armature that gets a new action"
-    )
+    source: PointerProperty(type=bpy.types.Object, name="Source", description="The armature whose animation is read")
+    target: PointerProperty(type=bpy.types.Object, name="Target", description="The armature that gets a new action")
     bone_map: CollectionProperty(type=BonePair, name="Bone Map")
     active_pair: IntProperty(name="Active Pair")
-
-    def as_dict(self):
-        """{source bone: target bone} of the rows with both names."""
-        return {pair.source: pair.target for pair in self.bone_map if pair.source and pair.target}
-
-    def fill(self, bone_map):
-        """Replace the rows by those of `bone_map` {source bone: target bone}."""
-        self.bone_map.clear()
-        for source, target in bone_map.items():
-            pair = self.bone_map.add()
-            pair.source, pair.target = source, target
-        self.active_pair = 0
 
 
 def _settings(context) -> RetargetSettings:
     return context.scene.mocap_io_retarget
+
+
+def bone_map_of(settings):
+    """{source bone: target bone} of the panel's rows with both names."""
+    return {pair.source: pair.target for pair in settings.bone_map if pair.source and pair.target}
+
+
+def _fill(settings, bone_map):
+    """Replace the panel's rows by those of `bone_map` {source bone: target bone}."""
+    settings.bone_map.clear()
+    for source, target in bone_map.items():
+        pair = settings.bone_map.add()
+        pair.source, pair.target = source, target
+    settings.active_pair = 0
+
+
+def _armatures(*objects):
+    return all(obj is not None and obj.type == "ARMATURE" for obj in objects)
 
 
 class MOCAP_IO_UL_bone_map(bpy.types.UIList):
@@ -82,7 +81,7 @@ class MOCAP_IO_UL_bone_map(bpy.types.UIList):
     def draw_item(self, context, layout, data, item, icon, active_data, active_property, index=0, flt_flag=0):
         row = layout.row(align=True)
         for obj, name in ((data.source, "source"), (data.target, "target")):
-            if obj is not None:
+            if _armatures(obj):
                 row.prop_search(item, name, obj.data, "bones", text="", icon="BONE_DATA")
             else:
                 row.prop(item, name, text="", emboss=False)
@@ -98,12 +97,12 @@ class AutoMapBones(bpy.types.Operator):
     @classmethod
     def poll(cls, context):
         settings = _settings(context)
-        return settings.source is not None and settings.target is not None
+        return _armatures(settings.source, settings.target)
 
     def execute(self, context):
         settings = _settings(context)
         skeletons = [armature_skeleton(obj, np.eye(3), 1.0) for obj in (settings.source, settings.target)]
-        settings.fill(core.auto_map(*skeletons))
+        _fill(settings, core.auto_map(*skeletons))
         self.report({"INFO"}, f"{len(settings.bone_map)} of {skeletons[1].joint_count} target bones mapped")
         return {"FINISHED"}
 
@@ -157,7 +156,7 @@ class LoadBoneMap(bpy.types.Operator, ImportHelper):
         except Exception as error:
             self.report({"ERROR"}, message(error, path))
             return {"CANCELLED"}
-        _settings(context).fill(bone_map)
+        _fill(_settings(context), bone_map)
         self.report({"INFO"}, f"{len(bone_map)} bone pairs loaded")
         return {"FINISHED"}
 
@@ -173,7 +172,7 @@ class SaveBoneMap(bpy.types.Operator, ExportHelper):
     def execute(self, context):
         path = self.filepath  # pyright: ignore[reportAttributeAccessIssue] - ExportHelper's, missing from the stubs
         try:
-            save_preset(_settings(context).as_dict(), path)
+            save_preset(bone_map_of(_settings(context)), path)
         except Exception as error:
             self.report({"ERROR"}, message(error, path))
             return {"CANCELLED"}
@@ -205,8 +204,8 @@ class Retarget(bpy.types.Operator, Options):
             source, target = (self._armature(settings, role) for role in ("source", "target"))
             if self.preset:
                 bone_map = load_preset(bpy.path.abspath(self.preset))
-            elif (source, target) == (settings.source, settings.target) and settings.as_dict():
-                bone_map = settings.as_dict()
+            elif (source, target) == (settings.source, settings.target) and bone_map_of(settings):
+                bone_map = bone_map_of(settings)
             else:
                 bone_map = None
             action = retarget_armature(

@@ -12,6 +12,7 @@ from blender_scene import bpy, data_counts, fresh_scene, world_heads
 from corpus_files import CORPUS, needs_corpus
 from mocap_io.addon import import_bvh, retarget_armature
 from mocap_io.addon.common import compat
+from mocap_io.addon.operators.retarget import bone_map_of
 from mocap_io.core import feet, rotations
 
 pytestmark = needs_corpus
@@ -241,7 +242,7 @@ def test_the_rigify_metarig_through_the_panel_with_an_edited_bone_map(tmp_path):
     settings = bpy.context.scene.mocap_io_retarget
     settings.source, settings.target = source, rig
     assert bpy.ops.mocap_io.auto_map() == {"FINISHED"}
-    found = settings.as_dict()
+    found = bone_map_of(settings)
     assert {found[k] for k in ("root", "lfemur", "ltibia", "lfoot", "lhumerus", "lradius", "rwrist")} == {
         *("spine", "thigh.L", "shin.L", "foot.L", "upper_arm.L", "forearm.L", "hand.R")
     }
@@ -249,10 +250,10 @@ def test_the_rigify_metarig_through_the_panel_with_an_edited_bone_map(tmp_path):
         pair.target = {"upperneck": "spine.005", "head": "spine.006"}.get(pair.source, pair.target)
     bpy.ops.mocap_io.bone_map_save(filepath=str(tmp_path / "map.json"))
     saved = json.loads((tmp_path / "map.json").read_text())
-    assert saved == settings.as_dict() and saved["head"] == "spine.006"
+    assert saved == bone_map_of(settings) and saved["head"] == "spine.006"
     settings.bone_map.clear()
     bpy.ops.mocap_io.bone_map_load(filepath=str(tmp_path / "map.json"))
-    assert settings.as_dict() == saved
+    assert bone_map_of(settings) == saved
     assert bpy.ops.mocap_io.retarget() == {"FINISHED"}
     directions, turns = errors(source, rig, saved)
     # the rest geometry differs where several mapped bones leave one (the pelvis, the chest, the
@@ -336,6 +337,15 @@ def test_failures_leave_everything_as_it_was(monkeypatch, tmp_path):
     assert "broken.json" in failed_retarget(source=source.name, target=rig.name, preset=str(tmp_path / "broken.json"))
     assert "onto itself" in failed_retarget(source=rig.name, target=rig.name)
     assert "no object named 'Nobody'" in failed_retarget(source="Nobody", target=rig.name)
+    empty = bpy.data.objects.new("Empty", None)
+    bpy.context.collection.objects.link(empty)
+    assert "the source must be an armature, not 'Empty'" in failed_retarget(source=empty.name, target=rig.name)
+    for obj in bpy.context.view_layer.objects:
+        obj.select_set(obj == rig)
+    bpy.context.view_layer.objects.active = rig
+    bpy.ops.object.mode_set(mode="EDIT")
+    assert "'Mixamo' is in edit mode" in failed_retarget(source=source.name, target=rig.name)
+    bpy.ops.object.mode_set(mode="OBJECT")
     source.animation_data.action = None
     assert "no action" in failed_retarget(source=source.name, target=rig.name)
     assert "choose a source armature" in failed_retarget(target=rig.name)
@@ -438,3 +448,9 @@ def test_the_panel_draws_the_settings_the_bone_map_and_the_operators():
     assert layout.drawn == ["source in bones", "target in bones"]
     bpy.ops.mocap_io.bone_map_remove()
     assert len(settings.bone_map) == 0 and not bpy.ops.mocap_io.bone_map_remove.poll()
+    assert bpy.ops.mocap_io.auto_map.poll()
+    settings.target = bpy.data.objects.new("Empty", None)  # any object can be picked: not auto-mapped
+    assert not bpy.ops.mocap_io.auto_map.poll()
+    layout = Layout()
+    rows.draw_item(None, bpy.context, layout, settings, settings.bone_map.add(), 0, settings, "active_pair")
+    assert layout.drawn == ["source in bones", "target"]
