@@ -2,18 +2,33 @@
 Nothing here parses a file; nothing in core knows Blender.
 
 Scripts call the plain functions behind the operators: `import_bvh`, `export_bvh`, `import_memg`,
-`export_memg`, `retarget_armature` (see each for its options)."""
+`export_memg`, `import_asf`, `export_asf`, `import_htr`, `export_htr`, `retarget_armature` (see each for
+its options)."""
 
 import bpy
 
 from .build.ensemble import import_memg
 from .build.retarget import retarget_armature
-from .operators import bvh, memg, retarget
+from .operators import asf, bvh, htr, memg, retarget
+from .operators.asf import export_asf, import_asf
 from .operators.bvh import export_bvh, import_bvh
+from .operators.htr import export_htr, import_htr
 from .read.mesh import export_memg
 
-__all__ = ["export_bvh", "export_memg", "import_bvh", "import_memg", "register", "retarget_armature", "unregister"]
-_MODULES = (bvh, memg, retarget)
+__all__ = [
+    "export_asf",
+    "import_asf",
+    "export_bvh",
+    "export_htr",
+    "export_memg",
+    "import_bvh",
+    "import_htr",
+    "import_memg",
+    "register",
+    "retarget_armature",
+    "unregister",
+]
+_MODULES = (bvh, asf, htr, memg, retarget)
 
 
 def register():

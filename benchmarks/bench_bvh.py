@@ -6,30 +6,20 @@ Needs pybvh and bvhio (requirements-bench.txt); a missing peer is reported, not 
 table per file: seconds (best of several runs) and ratios, all measured in this process.
 """
 
-import gc
 import importlib
 import io
 import pathlib
 import sys
 import tempfile
-import time
 import tracemalloc
 
 import numpy as np
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "tools"))
+from timing import best
+
 from mocap_io import core
 from sample_motion import cmu_like_motion
-
-
-def best(function, repeat):
-    times = []
-    for _ in range(repeat):
-        gc.collect()
-        start = time.perf_counter()
-        function()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def motion_block(path):

@@ -8,29 +8,18 @@ Needs ezc3d and c3d (requirements-bench.txt); a missing peer is reported, not fa
 seconds (best of several runs) and ratios. Each peer's result is checked against ours first.
 """
 
-import gc
 import importlib
 import pathlib
 import sys
 import tempfile
-import time
 
 import numpy as np
+from timing import best
 
 from mocap_io import core
 from mocap_io.core.markers import Analog, Markers
 
 MARKERS, CHANNELS, RATE, PER_FRAME = 100, 16, 100.0, 10
-
-
-def best(function, repeat):
-    times = []
-    for _ in range(repeat):
-        gc.collect()
-        start = time.perf_counter()
-        function()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def long_take(frames):

@@ -15,6 +15,7 @@ import tempfile
 import time
 
 import numpy as np
+from timing import best
 
 import mocap_io
 from mocap_io import core
@@ -60,15 +61,6 @@ def generated(vertices, frames, groups=10, rank=8, seed=0):
         rotation[:, 0, 1], rotation[:, 1, 0], rotation[:, 2, 2] = -np.sin(angle), np.sin(angle), 1
         transforms.append(core.rotations.compose_trs(np.stack([t, 0 * t, np.sin(t)], 1), rotation))
     return MeshAnimation(mesh, 30, groups=members, transforms=np.array(transforms))
-
-
-def best(function, repeat=3):
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        function()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def decode_table(animation):

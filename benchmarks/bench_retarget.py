@@ -9,14 +9,14 @@ do), scipy's Slerp (resampling), and, where the bpy module is installed, Blender
 retargeting (see BLENDER below).
 """
 
-import gc
 import pathlib
 import sys
-import time
 
 import numpy as np
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "tools"))
+from timing import best
+
 from mocap_io import core
 from sample_motion import cmu_like_motion, restyled_skeleton
 
@@ -28,16 +28,6 @@ MIXAMO_NAMES = {
         *("LeftToeBase", "RightUpLeg", "RightLeg", "RightFoot", "RightToeBase"),
     )
 }
-
-
-def best(function, repeat):
-    times = []
-    for _ in range(repeat):
-        gc.collect()
-        start = time.perf_counter()
-        function()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def scipy_slerp(motion, fps):

@@ -31,7 +31,7 @@ __all__ = [
     "write",
 ]
 
-_FORMAT_MODULES = ("bvh", "c3d", "memg", "memg_encode", "obj", "pc2", "trc")
+_FORMAT_MODULES = ("asf", "bvh", "c3d", "htr", "memg", "memg_encode", "obj", "pc2", "trc")
 
 
 def __getattr__(name):

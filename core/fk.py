@@ -13,8 +13,11 @@ def forward_kinematics(parents, local_rotation, translations, *, rest_rotations=
     Each joint's local transform is ``T(translations[:, j]) @ R_rest[j] @ R @ S`` with S a uniform
     scale ``scales[:, j]`` and R given by `local_rotation(j, frames)` laid out (3, 3, n) (row,
     column, frame: see rotations.euler_to_matrix_components) for the slice `frames`;
-    ``G_child = G_parent @ L_child``. Frames are independent: chunks of them run in parallel, each a
-    loop over joints whose every step is a few long vector operations (a structure of arrays).
+    ``G_child = G_parent @ L_child``, where G_parent is taken without its own S: a scale sizes its
+    joint's segment (its End Sites, its geometry), not the frames of its children (HTR's SF: the
+    children's translations already carry the length it describes; see docs/htr.md). Frames are
+    independent: chunks of them run in parallel, each a loop over joints whose every step is a few
+    long vector operations (a structure of arrays).
     """
     frames, count = translations.shape[:2]
     linear = np.empty((frames, count, 3, 3))
@@ -29,8 +32,6 @@ def forward_kinematics(parents, local_rotation, translations, *, rest_rotations=
             local = local_rotation(j, part)
             if rest_rotations is not None:
                 local = (rest_rotations[j] @ local.reshape(3, -1)).reshape(3, 3, -1)
-            if scales is not None:
-                local = local * scales[part, j]
             offset = translations[part, j].T
             p = parents[j]
             if p < 0:
@@ -45,6 +46,8 @@ def forward_kinematics(parents, local_rotation, translations, *, rest_rotations=
                     chunk_position[j] += parent[:, k] * offset[k]
                 chunk_position[j] += chunk_position[p]
         linear[part] = chunk_linear.transpose(3, 0, 1, 2)
+        if scales is not None:
+            linear[part] *= scales[part, :, None, None]
         position[part] = chunk_position.transpose(2, 0, 1)
 
     list(parallel_map(chunk, range(0, frames, _CHUNK)))

@@ -3,6 +3,7 @@
 import numpy as np
 
 from . import rotations
+from .errors import require_finite
 from .fk import forward_kinematics, points_in_world
 from .frame_rate import snap_rate
 
@@ -18,14 +19,20 @@ class Motion:
     euler_orders  per joint, the Euler order (a permutation of "XYZ")
     translations  (F, J, 3) local translation of every joint (its offset where the file has no
                   position channels)
-    scales        (F, J) uniform scale per joint and frame (HTR), or None
+    scales        (F, J) uniform scale per joint and frame (HTR's SF), or None: it sizes the joint's
+                  own segment (its End Sites, its world matrix), not its children (see fk)
     frame_time_text  the frame period as the file printed it (BVH `Frame Time`), or None; a writer
                   prints it back while it still stands for `fps` (see frame_rate.snap_rate)
+
+    record        what the file says that the arrays cannot hold, for writers and the Blender layer:
+                  a JSON-serialisable dict (for HTR its header, units, bone lengths: see formats.htr)
 
     The local transform of joint j is T(translations) @ R_rest @ R(euler) @ S(scales).
     """
 
-    def __init__(self, skeleton, fps, euler, euler_orders, translations, scales=None, *, frame_time_text=None):
+    def __init__(
+        self, skeleton, fps, euler, euler_orders, translations, scales=None, *, frame_time_text=None, record=None
+    ):
         self.skeleton = skeleton
         self.fps = float(fps)
         self.euler = np.asarray(euler, dtype=float)
@@ -33,6 +40,7 @@ class Motion:
         self.translations = np.asarray(translations, dtype=float)
         self.scales = None if scales is None else np.asarray(scales, dtype=float)
         self.frame_time_text = frame_time_text
+        self.record = {} if record is None else record
         shape = (self.frame_count, skeleton.joint_count)
         if self.euler.shape != shape + (3,) or self.translations.shape != shape + (3,):
             raise ValueError(
@@ -106,6 +114,24 @@ class Motion:
             None if self.scales is None else self.scales[one],
         )
         return np.ptp(np.vstack([pose.world_positions()[0], pose.end_site_positions()[0]]), axis=0)
+
+    def require_finite(self):
+        """Raise ValueError naming the joint (and frame) of the first NaN or infinity in the skeleton
+        or the motion: writers refuse such data before they open their output."""
+        s, names = self.skeleton, self.skeleton.names
+        require_finite(s.offsets, lambda j, axis: f"OFFSET {'XYZ'[axis]} of joint {names[j]!r}")
+        require_finite(
+            s.end_site_offsets,
+            lambda e, axis: f"End Site OFFSET {'XYZ'[axis]} of joint {names[s.end_site_parents[e]]!r}",
+        )
+        if s.rest_rotations is not None:
+            require_finite(s.rest_rotations, lambda j, row, column: f"rest rotation of joint {names[j]!r}")
+        require_finite(self.euler, lambda f, j, i: f"rotation {i + 1} of joint {names[j]!r} at frame {f}")
+        require_finite(
+            self.translations, lambda f, j, axis: f"translation {'XYZ'[axis]} of joint {names[j]!r} at frame {f}"
+        )
+        if self.scales is not None:
+            require_finite(self.scales, lambda f, j: f"scale of joint {names[j]!r} at frame {f}")
 
     def end_site_positions(self):
         """(F, E, 3) world position of every End Site (see Skeleton.end_site_parents)."""

@@ -41,13 +41,22 @@ def normalize_newlines(data):
     return data
 
 
-def parse_table(block, columns, rows, *, path, first_line, strict=True, what="frame"):
+def decode_text(data):
+    """Text of `data` (bytes): UTF-8, else Latin-1 (names in a legacy 8-bit encoding)."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data.decode("latin-1")
+
+
+def parse_table(block, columns, rows, *, path, first_line, strict=True, what="frame", end="file"):
     """Parse `block` (bytes, LF or CRLF line ends) into a (rows, columns) float array.
 
     `first_line` is the file line number of the block's first line. Blank lines are skipped. Every
     non-blank line must hold exactly `columns` finite numbers, and there must be exactly `rows`
     lines. With strict=False a short or long table, or an incomplete last line, is accepted with a
-    warning (the rows present are kept). Anything else raises ParseError naming the line.
+    warning (the rows present are kept). Anything else raises ParseError naming the line. `what`
+    names a row in messages, `end` what ends with the block ("file", "block [Hips]").
     """
     table = _decimal_table(block, columns) if columns else None
     if table is None and columns:
@@ -74,9 +83,9 @@ def parse_table(block, columns, rows, *, path, first_line, strict=True, what="fr
             raise ParseError(path, f"{rows} {what}s declared but only {lines} lines follow", line=first_line)
         return np.zeros((rows, 0))
     if len(table) != rows:
-        last = first_line + _line_of_row(block, min(len(table), rows))
+        last = first_line + line_of_row(block, min(len(table), rows))
         if len(table) < rows:
-            what_happened = f"file ends after {len(table)} of the {rows} {what}s declared"
+            what_happened = f"{end} ends after {len(table)} of the {rows} {what}s declared"
         else:
             what_happened = f"{what} {rows + 1} found, but only {rows} {what}s were declared"
         if strict:
@@ -92,10 +101,56 @@ _POWERS = 10 ** np.arange(9, dtype=np.uint64)  # per 8-digit word
 _FLOAT_POWERS = 10.0 ** np.arange(23)  # all exact in float64
 
 
+def parse_numbers(block):
+    """Every whitespace-separated token of `block` (bytes) as one flat float array, or None when a
+    token is not a finite decimal number (the caller then finds and names it).
+
+    The fast path of `parse_table` without its rows, else numpy's tokenizer over one token per line.
+    """
+    values = _decimal_table(block, None)
+    if values is None:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UserWarning)  # "input contained no data"
+                values = np.loadtxt(io.BytesIO(block.translate(_TOKENS_PER_LINE)), comments=None, ndmin=1)
+        except ValueError:
+            return None
+        if not np.isfinite(values).all():
+            return None
+    return values
+
+
+_TOKENS_PER_LINE = bytes.maketrans(b" \t\r\x0b\x0c", b"\n\n\n\n\n")
+
+
+def decimal_values(text, starts, ends):
+    """Floats of the tokens ``text[starts[i]:ends[i]]`` (sorted, not overlapping) of a uint8 array
+    with at least 8 bytes before the first token and 17 after the last; or None unless every one
+    is a decimal of the fast path (see `_decimal_table`). Bytes between the tokens are not read as
+    numbers: a caller that has found the tokens (and words among them) parses only the numbers.
+    Chunks of tokens parse in parallel.
+    """
+    cuts = np.searchsorted(starts, np.arange(starts[0] + _CHUNK, ends[-1], _CHUNK)) if len(starts) else []
+    bounds = list(zip([0, *cuts], [*cuts, len(starts)]))
+
+    def chunk(bound):
+        a, b = bound
+        if a == b:
+            return np.zeros(0)
+        low = starts[a] - 8
+        return _decimal_values(text[low : ends[b - 1] + 17], starts[a:b] - low, ends[a:b] - low)
+
+    parts = list(parallel_map(chunk, bounds))
+    if any(part is None for part in parts):
+        return None
+    return np.concatenate(parts) if parts else np.zeros(0)
+
+
 def _decimal_table(block, columns):
     """The fast path of `parse_table`: decimals ([+-]digits[.digits][e[+-]ddd], at most 8 digits
-    before the point and 16 after) in whole rows of `columns`, or None for anything else (longer
-    numbers, powers beyond 1e22, bad tokens or rows), which the general path reads or reports.
+    before the point and 16 after) in whole rows of `columns` (any number per line when None, as one
+    flat array), or None for anything else (longer numbers, powers beyond 1e22, bad tokens or rows),
+    which the general path reads or reports.
 
     Exact: each number is the integer of its digits (< 2**53) divided or multiplied by a power of
     ten up to 1e22, all exact in float64, and IEEE division and multiplication round the exact
@@ -125,33 +180,37 @@ def _decimal_rows(chunk, columns):
     starts = np.flatnonzero(space[:-1] & ~space[1:]) + 1
     ends = np.flatnonzero(~space[:-1] & space[1:]) + 1
     if not len(starts):
-        return np.zeros((0, columns))
+        return np.zeros((0, columns) if columns else 0)
+    values = _decimal_values(text, starts, ends)
+    if values is None or columns is None:
+        return values
+    per_line = np.diff(np.searchsorted(starts, np.flatnonzero(text == 10)), prepend=0, append=len(starts))
+    if not ((per_line == 0) | (per_line == columns)).all():
+        return None
+    return values.reshape(-1, columns)
+
+
+def _decimal_values(text, starts, ends):
+    """Values of the tokens text[starts:ends] (see `decimal_values`), or None."""
     stop = ends  # where each mantissa stops: an exponent mark or the end
-    marks = np.flatnonzero((text | 32) == ord("e"))
+    marks, marked = _owned(np.flatnonzero((text | 32) == ord("e")), starts, ends)
     if len(marks):
-        marked = np.searchsorted(starts, marks, "right") - 1
         if np.any(marked[1:] == marked[:-1]):
             return None
         stop = ends.copy()
         stop[marked] = marks
+    words = np.ndarray((len(text) - 7,), dtype="<u8", buffer=text, strides=(1,))  # 8 bytes at every offset
     dots = np.flatnonzero(text == 46)
     if len(dots) == len(starts) and ((dots > starts) & (dots < stop)).all():
         point = dots  # the usual case: one point in every number
     else:
-        owner = np.searchsorted(starts, dots, "right") - 1
-        first = np.ones(len(dots), dtype=bool)
-        first[1:] = owner[1:] != owner[:-1]
-        point = stop.copy()
-        point[owner[first]] = dots[first]
-        if np.any(point > stop):
-            return None  # a point in an exponent
+        point = _points(words, starts, stop)
     lead = text[starts]
     integer_digits = point - starts - ((lead == 45) | (lead == 43))
     fraction_digits = np.maximum(stop - point - 1, 0)
     digits = integer_digits + fraction_digits
     if integer_digits.max() > 8 or fraction_digits.max() > 16 or digits.max() > 19 or digits.min() < 1:
         return None  # (19 digits still fit in 64 bits)
-    words = np.ndarray((len(text) - 7,), dtype="<u8", buffer=text, strides=(1,))  # 8 bytes at every offset
     whole, ok = _eight_digits(words[point - 8], integer_digits)
     for offset in (1, 9) if fraction_digits.max() > 8 else (1,):  # fraction digits, 8 at a time
         count = np.clip(fraction_digits - (offset - 1), 0, 8)
@@ -182,10 +241,35 @@ def _decimal_rows(chunk, columns):
     if power.max() > 0:
         values *= _FLOAT_POWERS[np.maximum(power, 0)]
     np.negative(values, out=values, where=lead == 45)
-    per_line = np.diff(np.searchsorted(starts, np.flatnonzero(text == 10)), prepend=0, append=len(starts))
-    if not ((per_line == 0) | (per_line == columns)).all():
-        return None
-    return values.reshape(-1, columns)
+    return values
+
+
+def _points(words, starts, stop):
+    """Where each token's first '.' before `stop` is, else `stop`: looked for in its first 16 bytes
+    (a sign and 8 digits come before it in any number of the fast path), 8 at a time."""
+    point = stop.copy()
+    todo = np.arange(len(starts))
+    for offset in (0, 8):
+        x = words[starts[todo] + offset] ^ np.uint64(0x2E2E2E2E2E2E2E2E)  # a '.' is now a zero byte
+        found = (x - np.uint64(0x0101010101010101)) & ~x & np.uint64(0x8080808080808080)  # exact for the first
+        hit = np.flatnonzero(found)
+        lowest = found[hit]
+        lowest &= ~lowest + np.uint64(1)  # its lowest set bit alone, bit 8 k + 7 for byte k: read from the
+        byte = ((lowest.astype(float).view(np.uint64) >> np.uint64(52)) - np.uint64(1030)) >> np.uint64(3)  # exponent
+        at = starts[todo[hit]] + offset + byte.astype(np.intp)
+        before = at < stop[todo[hit]]
+        point[todo[hit[before]]] = at[before]
+        todo = np.delete(todo, hit)  # a first point found at or after the stop is not in the mantissa
+    return point
+
+
+def _owned(positions, starts, ends):
+    """The `positions` (sorted) inside tokens, and the token of each."""
+    owner = np.searchsorted(starts, positions, "right") - 1
+    inside = (owner >= 0) & (positions < ends[np.maximum(owner, 0)])
+    if inside.all():
+        return positions, owner
+    return positions[inside], owner[inside]
 
 
 def _eight_digits(words, count):
@@ -213,8 +297,8 @@ def _eight_digits(words, count):
     return words, ok
 
 
-def _line_of_row(block, row):
-    """Line offset (0-based, from the block start) of non-blank row `row`, or of the end."""
+def line_of_row(block, row):
+    """Line offset (0-based, from the block start) of non-blank row `row` of `block`, or of the end."""
     count = 0
     lines = block.split(b"\n")
     for number, line in enumerate(lines):
@@ -292,8 +376,10 @@ def _four_digit_table():
     return _digits(np.arange(10_000), 4).view("<u4").ravel().astype(np.uint64)
 
 
-def format_table(values, decimals=6):
-    """Bytes of `values` (rows, columns) in fixed-point notation, space-separated, one row per line.
+def format_table(values, decimals=6, *, separator=" ", whole=0):
+    """Bytes of `values` (rows, columns) in fixed-point notation, one row per line, the columns
+    separated by `separator` (one character); the first `whole` columns are printed as integers
+    (rounded: frame numbers).
 
     Equivalent to numpy.savetxt(fmt="%.{decimals}f") but vectorised: every number becomes 8-byte
     words (the integer part from a lookup table, the fraction from two 4-digit lookups per word)
@@ -301,10 +387,10 @@ def format_table(values, decimals=6):
     prints "-0". Integer parts of a million or more, or more than 9 decimals, take a slower exact
     path (Python formatting).
     """
-    return b"".join(format_blocks(values, decimals))
+    return b"".join(format_blocks(values, decimals, separator=separator, whole=whole))
 
 
-def format_blocks(values, decimals=6):
+def format_blocks(values, decimals=6, *, separator=" ", whole=0):
     """`format_table` as a sequence of byte blocks of whole rows (to write without joining)."""
     values = np.asarray(values, dtype=float)
     rows, columns = values.shape
@@ -313,11 +399,16 @@ def format_blocks(values, decimals=6):
     if values.size == 0:
         yield b"\n" * rows
         return
+    if len(separator) != 1 or not 0 <= whole <= columns:
+        raise ValueError(f"separator must be one character ({separator!r}), whole 0 to {columns} ({whole})")
     step = max(1, _BLOCK // columns)  # blocks that stay in cache (and out of the page-fault path)
-    yield from parallel_map(lambda i: _format_block(values[i : i + step], decimals), range(0, rows, step))
+    values = np.concatenate([np.rint(values[:, :whole]), values[:, whole:]], axis=1) if whole else values
+    yield from parallel_map(
+        lambda i: _format_block(values[i : i + step], decimals, separator, whole), range(0, rows, step)
+    )
 
 
-def _format_block(values, decimals):
+def _format_block(values, decimals, separator, integers):
     rows, columns = values.shape
     scale = 10.0**decimals
     scaled = np.rint(values.ravel() * scale)
@@ -325,7 +416,7 @@ def _format_block(values, decimals):
     magnitude = np.abs(scaled, out=scaled)
     whole = np.floor(magnitude / scale)
     if decimals > 9 or whole.max() >= 10 ** (7 - bool(decimals)):
-        line = " ".join([f"%.{decimals}f"] * columns) + "\n"
+        line = separator.join(["%.0f"] * integers + [f"%.{decimals}f"] * (columns - integers)) + "\n"
         values = np.where(magnitude.reshape(values.shape) == 0, 0.0, values)  # no "-0.000"
         return "".join(line % tuple(row) for row in values).encode()
     fraction_words = 1 + decimals // 8  # the fraction digits and the separator
@@ -348,7 +439,16 @@ def _format_block(values, decimals):
         word = table[high] | (table[low] << np.uint64(32))
         if j == fraction_words - 1:  # drop the padding digits, add the separator
             word &= (np.uint64(1) << shift) - np.uint64(1)
-            word |= np.uint64(ord(" ")) << shift
-            word.reshape(rows, columns)[:, -1] ^= np.uint64(ord(" ") ^ ord("\n")) << shift
+            word |= np.uint64(ord(separator)) << shift
+            word.reshape(rows, columns)[:, -1] ^= np.uint64(ord(separator) ^ ord("\n")) << shift
         words[:, 1 + j] = word
+    if integers:  # whole numbers: the integer part without its point, then only the separator
+        head = words.reshape(rows, columns, -1)[:, :integers]
+        index = whole.reshape(rows, columns)[:, :integers]
+        sign = negative.reshape(rows, columns)[:, :integers]
+        head[..., 0] = _integer_words(index.astype(np.int64).ravel(), sign.ravel(), False).reshape(index.shape)
+        head[..., 1:] = 0
+        head[..., -1] = ord(separator)
+        if integers == columns:
+            head[:, -1, -1] = ord("\n")
     return words.tobytes().translate(None, b"\0")

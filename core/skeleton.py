@@ -21,10 +21,21 @@ class Skeleton:
                     reachable through the skeleton but not a joint
     rest_rotations  (J, 3, 3) rotation between the parent frame and the joint's zero pose, or None
                     for identity (BVH); ASF axes and HTR base rotations go here
+    record          what a format keeps beyond the model so that its writer can reproduce the file
+                    (for ASF: an AsfRecord with units, axis orders, limits, documentation), or None
     """
 
     def __init__(
-        self, names, parents, offsets, *, channels=None, end_site_parents=(), end_site_offsets=None, rest_rotations=None
+        self,
+        names,
+        parents,
+        offsets,
+        *,
+        channels=None,
+        end_site_parents=(),
+        end_site_offsets=None,
+        rest_rotations=None,
+        record=None,
     ):
         self.names = [str(n) for n in names]
         count = len(self.names)
@@ -36,6 +47,7 @@ class Skeleton:
             np.zeros((0, 3)) if end_site_offsets is None else np.asarray(end_site_offsets, dtype=float).reshape(-1, 3)
         )
         self.rest_rotations = None if rest_rotations is None else np.asarray(rest_rotations, float).reshape(count, 3, 3)
+        self.record = record
         if len(self.channels) != count:
             raise ValueError(f"{len(self.channels)} channel lists for {count} joints")
         if len(set(self.names)) != count:

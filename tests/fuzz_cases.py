@@ -27,6 +27,7 @@ import zlib
 
 import numpy as np
 
+from htr_samples import SAMPLE
 from mocap_io import core
 from mocap_io.core import mesh as mesh_module
 from mocap_io.core.formats import pc2
@@ -34,7 +35,7 @@ from mocap_io.core.markers import Analog, Event, Markers
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 CORPUS = pathlib.Path(os.environ.get("MOCAP_IO_CORPUS", ROOT.parent / "shared" / "corpus"))
-FORMATS = ("bvh", "obj", "memg", "pc2", "c3d", "trc")
+FORMATS = ("bvh", "asf", "htr", "obj", "memg", "pc2", "c3d", "trc")
 MEMORY_LIMIT = 3 << 30  # address space of the child, bytes
 CASE_SECONDS = 5.0  # time limit of one case
 CASES = 400  # per format
@@ -90,6 +91,44 @@ def seeds(fmt):
             for name in ("pybvh/rotation_first_root.bvh", "fairmotion/sinusoidal.bvh"):
                 if (CORPUS / "bvh" / name).is_file():
                     out.append((name, {"t.bvh": (CORPUS / "bvh" / name).read_bytes()}, "t.bvh"))
+        elif fmt == "htr":
+            out.append(("sample", {"t.htr": SAMPLE.encode()}, "t.htr"))
+            core.write(core.read(folder / _written("t.htr", SAMPLE, folder)), folder / "t.gtr")
+            out.append(("sample gtr", {"t.gtr": (folder / "t.gtr").read_bytes()}, "t.gtr"))
+            if (CORPUS / "htr/animal3d-egnaro/egnaro_skel_anim.htr").is_file():
+                egnaro = (CORPUS / "htr/animal3d-egnaro/egnaro_skel_anim.htr").read_bytes()
+                egnaro = re.sub(rb"(?m)^([3-9]|[1-9][0-9]+)\t.*\n", b"", egnaro)  # frames 0-2 of its 81
+                out.append(
+                    (
+                        "egnaro_skel_anim.htr (3 frames)",
+                        {"t.htr": egnaro.replace(b"NumFrames 81", b"NumFrames 3")},
+                        "t.htr",
+                    )
+                )
+        elif fmt == "asf":  # the pair: an .asf and an .amc, read through the .amc
+            motion = core.Motion(
+                skeleton := core.Skeleton(
+                    ["Hips", "Chest", "Head", "Arm"],
+                    [-1, 0, 1, 1],
+                    [[0, 90, 0], [0, 10, 0], [0, 30, 0], [15, 20, 0]],
+                    end_site_parents=[2, 3],
+                    end_site_offsets=[[0, 12, 0], [25, 0, 0]],
+                ),
+                120,
+                rng.uniform(-1, 1, (5, 4, 3)),
+                ["ZXY"] * 4,
+                np.broadcast_to(skeleton.offsets, (5, 4, 3)) + [[[0, 0, 0]] + [[0, 0, 0]] * 3],
+            )
+            motion.translations[:, 0] += rng.normal(0, 5, (5, 3))
+            core.write(motion, folder / "t.asf", precision=4)
+            out.append(("sample", {n: (folder / n).read_bytes() for n in ("t.asf", "t.amc")}, "t.amc"))
+            for asf, amc in (
+                ("cmu/02.asf", "cmu/02_03.amc"),
+                ("hdm05/HDM_bk.asf", "hdm05/HDM_bk_hopBothLegs1hops_020_120.amc"),
+            ):
+                if (CORPUS / "asfamc" / asf).is_file():
+                    frames = re.split(rb"\n6\r?\n", (CORPUS / "asfamc" / amc).read_bytes())[0]  # five frames
+                    out.append((asf, {"t.asf": (CORPUS / "asfamc" / asf).read_bytes(), "t.amc": frames}, "t.amc"))
         elif fmt in ("obj", "memg"):
             n = 4
             grid = np.stack(np.meshgrid(np.arange(n), np.arange(n), indexing="ij"), -1).reshape(-1, 2)
@@ -168,6 +207,11 @@ def seeds(fmt):
                     )
                 )
     return out
+
+
+def _written(name, text, folder):
+    (folder / name).write_text(text)
+    return name
 
 
 def _flip(data, rng):
@@ -256,7 +300,9 @@ def mutant(files, target, fmt, case):
     """The files of case `case`: the seed files with one mutation applied to one of them."""
     rng = np.random.default_rng([zlib.crc32(fmt.encode()), case])
     kind = MUTATIONS[case % len(MUTATIONS)]
-    name = target if fmt != "memg" or rng.random() < 0.8 else "t.obj"  # mostly the .memg
+    name = target  # mostly the file read, else the one it reads beside it
+    if fmt in ("memg", "asf") and rng.random() >= (0.8 if fmt == "memg" else 0.5):
+        name = "t.obj" if fmt == "memg" else "t.asf"
     binary = name.endswith((".memg", ".pc2", ".c3d"))
     data = files[name]
     if kind == "flip":

@@ -104,17 +104,19 @@ def build_motions(
                 obj = build_armature(context, motion.skeleton, name, axes, factor, bone_axes)
                 file_record.remember_skeleton(obj.data, motion.skeleton, axes, factor)
                 objects.append(obj)
+            done += motion.skeleton.joint_count
+            if not motion.frame_count:  # a skeleton alone (an .asf): the rest pose, no action
+                continue
             action_name = name if action_from_file else obj.name + "Action"
             if onto is not None:
                 keys = retarget_take(motion, onto, action_name, axes, factor, frames)
             else:
                 keys = add_action(obj, motion, action_name, axes, factor, rotation_mode=rotation_mode, frames=frames)
             for j, joint in enumerate(keys):
-                yield READING + (1 - READING) * (done + j) / max(total, 1), joint
+                yield READING + (1 - READING) * (done - motion.skeleton.joint_count + j) / max(total, 1), joint
             action = obj.animation_data.action
             file_record.remember_take(action, motion)
             action.use_fake_user = (one_armature or onto is not None) and len(takes) > 1
-            done += motion.skeleton.joint_count
             if len(frames):
                 last_frame = max(last_frame, int(np.ceil(frames[-1])))
         if render_rate is not None:  # last: nothing after it can fail

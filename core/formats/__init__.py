@@ -7,8 +7,12 @@ import os
 # extension -> (module inside core.formats, reader function, writer function or None)
 _FORMATS = {
     ".bvh": ("bvh", "read_bvh", "write_bvh"),
+    ".htr": ("htr", "read_htr", "write_htr"),
+    ".gtr": ("htr", "read_htr", "write_gtr"),
     ".c3d": ("c3d", "read_c3d", "write_c3d"),
     ".trc": ("trc", "read_trc", "write_trc"),
+    ".asf": ("asf", "read_acclaim", "write_acclaim"),
+    ".amc": ("asf", "read_acclaim", "write_amc"),
     ".obj": ("obj", "read_obj", "write_obj"),
     ".memg": ("memg", "read_memg", "write_memg"),
 }
@@ -27,7 +31,9 @@ def _entry(path, index, verb):
 
 
 def read(path, **options):
-    """Read a motion or mesh file; the reader is chosen by extension (.bvh, .c3d, .trc, .obj, .memg)."""
+    """Read a motion, marker or mesh file; the reader is chosen by extension (.bvh, .htr, .gtr, .c3d, .trc, .obj,
+    .memg)."""
+    """Read a motion or mesh file; the reader is chosen by extension (.bvh, .asf, .amc, .obj, .memg)."""
     return _entry(path, 0, "read")(path, **options)
 
 

@@ -11,8 +11,13 @@ from mocap_io import core
 @pytest.mark.parametrize(
     "name, function",
     [
+        ("asf", "read_asf"),
+        ("asf", "write_acclaim"),
         ("bvh", "read_bvh"),
         ("bvh", "write_bvh"),
+        ("htr", "read_htr"),
+        ("htr", "write_htr"),
+        ("htr", "write_gtr"),
         ("c3d", "read_c3d"),
         ("c3d", "write_c3d"),
         ("trc", "read_trc"),

@@ -30,6 +30,26 @@ def test_matches_savetxt(decimals):
             assert not x.startswith(b"-") or float(x) != 0  # never "-0"
 
 
+@pytest.mark.parametrize("decimals", [0, 3, 6, 10])
+@pytest.mark.parametrize("whole", [1, 2, 4])
+def test_whole_columns_and_separator(decimals, whole):
+    """Frame numbers as integers (HTR, TRC rows), tab-separated, on the fast and the exact path."""
+    rng = np.random.default_rng(whole)
+    values = rng.normal(0, 50, (30, 4))
+    values[:, 0] = np.arange(-3, 27)
+    values[0, 1] = 2e6  # an integer part the fast path declines: the exact path for that block
+    ours = format_table(values, decimals, separator="\t", whole=whole).decode().splitlines()
+    assert len(ours) == 30
+    for row, line in zip(values, ours):
+        tokens = line.split("\t")
+        assert tokens[:whole] == [str(int(n)) for n in np.rint(row[:whole])]
+        for x, y in zip(tokens[whole:], row[whole:]):
+            assert len(x.partition(".")[2]) == decimals and abs(float(x) - y) <= 0.51 * 10.0**-decimals
+    assert format_table(values[3:5, :1], 6, whole=1) == b"0\n1\n"
+    with pytest.raises(ValueError):
+        format_table(values, 6, separator="ab")
+
+
 def test_shapes_and_errors():
     assert format_table(np.zeros((3, 0))) == b"\n\n\n"
     assert format_table(np.array([[1.0, -2.0]]), 2) == b"1.00 -2.00\n"

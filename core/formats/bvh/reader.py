@@ -14,7 +14,7 @@ import numpy as np
 
 from ...errors import ParseError
 from ...motion import Motion
-from ...numtext import normalize_newlines, parse_number, parse_table
+from ...numtext import decode_text, normalize_newlines, parse_number, parse_table
 from ...skeleton import POSITION_CHANNELS, ROTATION_CHANNELS, Skeleton
 
 _CHANNELS = {c.lower(): c for c in POSITION_CHANNELS + ROTATION_CHANNELS}
@@ -46,7 +46,7 @@ def read_bvh(path, *, positions="replace", strict=True):
         raise ParseError(path, "empty file, expected HIERARCHY", line=1)
     found = _MOTION.search(data)
     header_end = found.start() if found else len(data)
-    parser = _Hierarchy(path, _decode(data[:header_end]), "before MOTION" if found else "file ends")
+    parser = _Hierarchy(path, decode_text(data[:header_end]), "before MOTION" if found else "file ends")
     parser.parse()
     if not found:
         raise ParseError(path, "expected MOTION after the hierarchy", line=parser.last_line + 1)
@@ -66,13 +66,6 @@ def read_bvh(path, *, positions="replace", strict=True):
             line=first_line,
         )
     return _motion(skeleton, 1.0 / frame_time, frame_time_text, table, positions)
-
-
-def _decode(header):
-    try:
-        return header.decode("utf-8")
-    except UnicodeDecodeError:  # names in a legacy 8-bit encoding
-        return header.decode("latin-1")
 
 
 def _motion_header(path, data, found):

@@ -2,9 +2,8 @@
 
 import numpy as np
 
-from ... import rotations
+from ... import rebase, rotations
 from ...atomic import atomic_write
-from ...errors import require_finite
 from ...frame_rate import snap_rate
 from ...numtext import format_blocks
 from ...skeleton import POSITION_CHANNELS, ROTATION_CHANNELS
@@ -20,12 +19,16 @@ def write_bvh(motion, path, *, precision=6, rotation_order=None, position_joints
     positions        "replace" (channel = local translation) or "add" (channel = translation -
                      OFFSET): use the convention the file will be read with
     A joint whose layout has no channel for data the motion holds (a moving translation, a turn
-    about an axis without a channel) gets the channels it needs, so nothing is lost.
+    about an axis without a channel) gets the channels it needs, so nothing is lost. A motion with
+    rest rotations (HTR, ASF) is first re-based onto BVH's identity rest (rebase.identity_rest):
+    the same world joint positions. Scales (HTR's SF) have no place in BVH and are left out.
     """
     if positions not in ("replace", "add"):
         raise ValueError(f"positions must be 'replace' or 'add', not {positions!r}")
+    motion.require_finite()
+    if motion.skeleton.rest_rotations is not None:
+        motion = rebase.identity_rest(motion)
     skeleton = motion.skeleton
-    _require_finite(motion)
     euler, orders = motion.euler, motion.euler_orders
     if rotation_order is not None:
         euler, orders = _reordered(motion, rotation_order.upper())
@@ -62,20 +65,6 @@ def write_bvh(motion, path, *, precision=6, rotation_order=None, position_joints
         f.write(header.encode("utf-8"))
         for block in blocks:
             f.write(block)
-
-
-def _require_finite(motion):
-    """Refuse NaN or infinity anywhere in the skeleton or the motion, naming joint and frame."""
-    names = motion.skeleton.names
-    require_finite(motion.skeleton.offsets, lambda j, axis: f"OFFSET {'XYZ'[axis]} of joint {names[j]!r}")
-    require_finite(
-        motion.skeleton.end_site_offsets,
-        lambda e, axis: f"End Site OFFSET {'XYZ'[axis]} of joint {names[motion.skeleton.end_site_parents[e]]!r}",
-    )
-    require_finite(motion.euler, lambda f, j, i: f"rotation {i + 1} of joint {names[j]!r} at frame {f}")
-    require_finite(
-        motion.translations, lambda f, j, axis: f"translation {'XYZ'[axis]} of joint {names[j]!r} at frame {f}"
-    )
 
 
 def _spread(values, reference):

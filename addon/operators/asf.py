@@ -1,0 +1,109 @@
+"""Acclaim ASF/AMC import/export: the operators, menus and drag-and-drop, and the plain functions
+behind them (`import_asf`, `export_asf`) that scripts can call too."""
+
+import os
+
+import bpy
+from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, StringProperty
+
+from ... import core
+from ...core.formats.asf import find_asf, read_asf
+from ..build.motions import build_motions, read_takes
+from ..common.progress import run
+from ..common.registration import file_format
+from .motion import BONE_AXES, MotionExport, MotionImport, export_motion
+
+
+def import_asf(context, paths, **options):
+    """Import an .asf with .amc files, or .amc files alone (each with the .asf beside it); returns
+    (armature objects, messages). All or nothing, like import_bvh. Options: see `import_asf_steps`."""
+    return run(import_asf_steps(context, paths, **options), context, "Importing ASF/AMC")
+
+
+def import_asf_steps(context, paths, *, metres=True, fps=120.0, fill_missing=False, **options):
+    """`import_asf` as a generator of progress steps (see progress.py); returns its result.
+
+    metres        lengths in metres by the ASF's :units (CMU: `length 0.45` is 1/0.45 inch), times
+                  `scale`; off: lengths as written, times `scale`
+    fps           the AMC frame rate when the file does not say (CMU and HDM05 record at 120)
+    fill_missing  a bone missing from an AMC frame keeps its previous values (else an error)
+    options       those of build.motions.build_motions
+    An .asf alone gives its armature in the rest pose, with no keys.
+    """
+    asfs = [p for p in paths if os.path.splitext(p)[1].lower() == ".asf"]
+    amcs = [p for p in paths if os.path.splitext(p)[1].lower() != ".asf"]
+    if len(asfs) > 1:
+        raise ValueError(f"{len(asfs)} .asf files picked: pick one .asf and its .amc files")
+    skeletons = {}  # .asf path -> Skeleton: the takes of one skeleton share it
+
+    def read(amc):
+        asf = asfs[0] if asfs else str(find_asf(amc))
+        if asf not in skeletons:
+            skeletons[asf] = read_asf(asf, metres=metres)
+        return core.read(amc, skeleton=skeletons[asf], fps=fps, fill_missing=fill_missing)
+
+    if amcs:
+        sources = [(amc, lambda amc=amc: read(amc)) for amc in amcs]
+    else:
+        sources = [(asfs[0], lambda: core.read(asfs[0], metres=metres, fps=fps))]
+    takes, messages = yield from read_takes(sources)
+    objects, built = yield from build_motions(context, takes, **options)
+    return objects, messages + built
+
+
+def export_asf(context, obj, path, *, precision=6, **options):
+    """Write the animation of armature `obj` (scene range by default) as `path` (.asf) and the .amc
+    beside it, replaced together; bone axes and dofs are chosen from the motion (see
+    core.formats.asf.writer). Options: those of operators.motion.export_motion."""
+    return export_motion(
+        context, obj, path, lambda motion, path: core.write(motion, path, precision=precision), **options
+    )
+
+
+class ImportASF(bpy.types.Operator, MotionImport):
+    """Import Acclaim motion capture: an .asf skeleton with .amc motions (or .amc files alone), as an
+    armature with one action per motion"""
+
+    bl_idname = "import_anim.mocap_asf"
+    bl_label = "Import ASF/AMC (Mocap I/O)"
+    label = "ASF/AMC"
+    import_steps = staticmethod(import_asf_steps)
+
+    filename_ext = ".asf"
+    filter_glob: StringProperty(default="*.asf;*.amc", options={"HIDDEN"})
+    metres: BoolProperty(
+        name="Metres From Units",
+        default=True,
+        description="Lengths in metres by the skeleton's :units (CMU: 1/0.45 inch), times Scale; "
+        "off: lengths as written, times Scale",
+    )
+    fps: FloatProperty(
+        name="AMC Frame Rate",
+        default=120.0,
+        min=1e-3,
+        max=1e5,
+        description="Frames per second of motions that do not say (AMC files rarely do; CMU and HDM05: 120)",
+    )
+    fill_missing: BoolProperty(
+        name="Fill Missing Bones",
+        default=False,
+        description="A bone missing from a frame keeps its values of the previous frame (off: an error)",
+    )
+    bone_axes: EnumProperty(
+        name="Bone Axes", default="ROLL", items=BONE_AXES, description="How bones follow the ASF axes"
+    )
+
+
+class ExportASF(bpy.types.Operator, MotionExport):
+    """Export the active armature's animation as an Acclaim .asf skeleton and .amc motion"""
+
+    bl_idname = "export_anim.mocap_asf"
+    bl_label = "Export ASF/AMC (Mocap I/O)"
+    export = staticmethod(export_asf)
+
+    filename_ext = ".asf"
+    filter_glob: StringProperty(default="*.asf", options={"HIDDEN"})
+    precision: IntProperty(name="Decimals", default=6, min=1, max=12, description="Decimals of the AMC values")
+
+
+CLASSES, MENUS = file_format("asf", "Acclaim ASF/AMC", ".asf;.amc", ImportASF, ExportASF)

@@ -1,0 +1,105 @@
+"""Motion Analysis HTR/GTR import/export: the operators, menus and drag-and-drop, and the plain
+functions behind them (`import_htr`, `export_htr`) that scripts can call too."""
+
+import bpy
+from bpy.props import BoolProperty, EnumProperty, IntProperty, StringProperty
+
+from ... import core
+from ..build.motions import build_motions, read_takes
+from ..common.progress import run
+from ..common.registration import file_format
+from .motion import BONE_AXES, MotionExport, MotionImport, export_motion
+
+# the file's up axis (GlobalAxisofGravity) -> (forward, up) for the axis conversion
+_FILE_AXES = {"X": ("-Y", "X"), "Y": ("-Z", "Y"), "Z": ("-Y", "Z")}
+_UNITS = [("mm", "Millimetres", ""), ("cm", "Centimetres", ""), ("m", "Metres", ""), ("in", "Inches", "")]
+_METRES = {"mm": 0.001, "cm": 0.01, "m": 1.0, "in": 0.0254}
+
+
+def import_htr(context, paths, **options):
+    """Import HTR/GTR files; returns (armature objects, messages). All or nothing, like import_bvh.
+    Options: see `import_htr_steps`."""
+    return run(import_htr_steps(context, paths, **options), context, "Importing HTR")
+
+
+def import_htr_steps(context, paths, *, euler_reading="product", strict=True, from_file=True, scale=1.0, **options):
+    """`import_htr` as a generator of progress steps (see progress.py); returns its result.
+
+    euler_reading  how EulerRotationOrder reads ("product": ZYX is Rz @ Ry @ Rx, see docs/htr.md)
+    strict         refuse a file whose blocks hold more or fewer frames than NumFrames
+    from_file      the first file's CalibrationUnits (to metres, times `scale`) and its up axis
+                   (GlobalAxisofGravity) instead of the axis options
+    options        those of build.motions.build_motions
+    """
+    sources = [(path, lambda path=path: core.read(path, euler_reading=euler_reading, strict=strict)) for path in paths]
+    takes, messages = yield from read_takes(sources)
+    if from_file and takes:
+        record = takes[0][1].record
+        scale *= record.get("metres_per_unit", 1.0)
+        options["axis_forward"], options["axis_up"] = _FILE_AXES.get(record.get("up_axis", "Y"), _FILE_AXES["Y"])
+    objects, built = yield from build_motions(context, takes, scale=scale, **options)
+    return objects, messages + built
+
+
+def export_htr(context, obj, path, *, units="mm", precision=6, **options):
+    """Write the animation of armature `obj` (scene range by default) to an HTR file (.gtr: every
+    segment global), in HTR's base pose (bones along Y, see core.formats.htr.bvh_to_htr).
+    Options: those of operators.motion.export_motion; `scale` is taken as metres per `units`."""
+    header = {"CalibrationUnits": units}
+
+    def write(motion, path):
+        core.write(motion, path, precision=precision, header=header)
+
+    options["scale"] = options.get("scale", 1.0) * _METRES[units]
+    return export_motion(context, obj, path, write, **options)
+
+
+class ImportHTR(bpy.types.Operator, MotionImport):
+    """Import Motion Analysis HTR/GTR motion capture, as armatures with actions (SF as bone scale)"""
+
+    bl_idname = "import_anim.mocap_htr"
+    bl_label = "Import HTR (Mocap I/O)"
+    label = "HTR"
+    import_steps = staticmethod(import_htr_steps)
+
+    filename_ext = ".htr"
+    filter_glob: StringProperty(default="*.htr;*.gtr", options={"HIDDEN"})
+    from_file: BoolProperty(
+        name="Units and Up Axis From File",
+        default=True,
+        description="Metres from CalibrationUnits (times Scale) and the up axis from GlobalAxisofGravity "
+        "(off: the Scale, Forward and Up options)",
+    )
+    euler_reading: EnumProperty(
+        name="Euler Order Reads",
+        default="product",
+        items=[
+            ("product", "As a Product", "EulerRotationOrder ZYX is Rz @ Ry @ Rx (the seed, Syzygy, the corpus)"),
+            ("applied", "As Applied", "EulerRotationOrder ZYX turns about Z first: Rx @ Ry @ Rz"),
+        ],
+        description="How the file's EulerRotationOrder is read (producers differ: see docs/htr.md)",
+    )
+    strict: BoolProperty(
+        name="Strict",
+        default=True,
+        description="Refuse files whose blocks hold more or fewer frames than NumFrames (off: read them and warn)",
+    )
+    bone_axes: EnumProperty(
+        name="Bone Axes", default="ROLL", items=BONE_AXES, description="How bones follow the base rotations"
+    )
+
+
+class ExportHTR(bpy.types.Operator, MotionExport):
+    """Export the active armature's animation to a Motion Analysis HTR file"""
+
+    bl_idname = "export_anim.mocap_htr"
+    bl_label = "Export HTR (Mocap I/O)"
+    export = staticmethod(export_htr)
+
+    filename_ext = ".htr"
+    filter_glob: StringProperty(default="*.htr;*.gtr", options={"HIDDEN"})
+    units: EnumProperty(name="Units", default="mm", items=_UNITS, description="CalibrationUnits of the file")
+    precision: IntProperty(name="Decimals", default=6, min=1, max=12, description="Decimals of every number")
+
+
+CLASSES, MENUS = file_format("htr", "Motion Analysis HTR", ".htr;.gtr", ImportHTR, ExportHTR)

@@ -1,0 +1,78 @@
+"""Acclaim skeleton (.asf) and motion (.amc) files: reader and writer.
+
+core.read("x.asf")                        a Motion of no frames (the skeleton in its rest pose)
+core.read("x.asf", motion="y.amc")        a Motion; motion=[paths] gives Motions sharing one Skeleton
+core.read("y.amc")                        the same, with the one .asf beside it (or skeleton=...)
+core.write(motion, "x.asf")               x.asf and x.amc, replaced together (amc=... names the AMC)
+read_asf(path) / read_amc(path, skeleton) the Skeleton alone, and Motions of one Skeleton
+"""
+
+import os
+import pathlib
+
+import numpy as np
+
+from ...motion import Motion
+from ...skeleton import Skeleton
+from .reader_amc import DEFAULT_FPS, read_amc
+from .reader_asf import AsfBone, AsfRecord, euler_order, read_asf
+from .writer import write_acclaim, write_amc
+
+__all__ = ["AsfBone", "AsfRecord", "find_asf", "read_acclaim", "read_amc", "read_asf", "write_acclaim", "write_amc"]
+
+
+def read_acclaim(path, *, motion=None, skeleton=None, metres=False, fps=None, fill_missing=False):
+    """Read an .asf (with `motion`: the .amc path, or a list of them) or an .amc (with `skeleton`:
+    an .asf path or a Skeleton from read_asf; by default the .asf beside it, see find_asf).
+
+    Returns a Motion (of no frames for an .asf alone), or a list of Motions sharing one Skeleton.
+    metres=True gives lengths in metres (see AsfRecord.metres_per_unit); fps and fill_missing are
+    read_amc's.
+    """
+    amc = {"fps": fps, "fill_missing": fill_missing}
+    if os.path.splitext(str(path))[1].lower() == ".amc":
+        if motion is not None:
+            raise ValueError(f"{path}: motion= goes with an .asf; an .amc takes skeleton=")
+        if skeleton is None:
+            skeleton = find_asf(path)
+        if isinstance(skeleton, Skeleton):
+            if metres:
+                raise ValueError("metres=True applies to an .asf read here, not to a Skeleton already read")
+        else:
+            skeleton = read_asf(skeleton, metres=metres)
+        return read_amc(path, skeleton, **amc)
+    if skeleton is not None:
+        raise ValueError(f"{path}: skeleton= goes with an .amc; an .asf takes motion=")
+    skeleton = read_asf(path, metres=metres)
+    if motion is None:
+        return Motion(skeleton, DEFAULT_FPS if fps is None else fps, *_still(skeleton))
+    if isinstance(motion, (str, os.PathLike)):
+        return read_amc(motion, skeleton, **amc)
+    return [read_amc(m, skeleton, **amc) for m in motion]
+
+
+def find_asf(amc):
+    """The .asf for an .amc: the only one in its folder, else the one with the longest name that
+    begins the AMC's (02.asf for 02_03.amc, as CMU and HDM05 name them); else FileNotFoundError or
+    ValueError."""
+    amc = pathlib.Path(amc)
+    folder = amc.parent
+    found = sorted(p for p in folder.iterdir() if p.suffix.lower() == ".asf" and p.is_file())
+    if len(found) == 1:
+        return found[0]
+    named = [p for p in found if amc.stem.lower().startswith(p.stem.lower())]
+    longest = [p for p in named if len(p.stem) == max(len(q.stem) for q in named)]
+    if len(longest) == 1:
+        return longest[0]
+    if not found:
+        raise FileNotFoundError(f'{amc}: no .asf file in {folder} to read it with: pass skeleton="x.asf"')
+    shown = ", ".join(p.name for p in (named or found)[:5])
+    raise ValueError(
+        f"{amc}: {len(named or found)} .asf files in {folder} could be its skeleton ({shown}): pass skeleton="
+    )
+
+
+def _still(skeleton):
+    """Euler angles, orders and translations of no frames."""
+    count = skeleton.joint_count
+    return np.zeros((0, count, 3)), [euler_order(c) for c in skeleton.channels], np.zeros((0, count, 3))
