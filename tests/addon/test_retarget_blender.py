@@ -10,7 +10,7 @@ import pytest
 
 from blender_scene import bpy, data_counts, fresh_scene, world_heads
 from corpus_files import CORPUS, needs_corpus
-from mocap_io.addon import import_bvh, retarget_armature
+from mocap_io.addon import import_asf, import_bvh, retarget_armature
 from mocap_io.addon.common import compat
 from mocap_io.addon.operators.retarget import bone_map_of
 from mocap_io.core import feet, rotations
@@ -293,6 +293,15 @@ def test_the_import_option_retargets_onto_the_active_armature():
     assert bpy.ops.import_anim.mocap_bvh(filepath=str(TAKE), scale=0.01, retarget=True) == {"FINISHED"}
     assert len(bpy.data.armatures) == armatures and rig.animation_data.action.name == "16_15.001"
     directions, turns = errors(source, rig, {cmu: name for name, (_, cmu) in MIXAMO.items()})
+    assert max(directions.values()) < LIMIT and max(turns.values()) < LIMIT
+    # another format: CMU's own ASF/AMC of the take (its skeleton has the hip joints MotionBuilder's
+    # BVH leaves out), imported onto the rig, against the same files imported as they are
+    asf = [str(CORPUS / "asfamc/cmu-imusim" / name) for name in ("16.asf", "16_15.amc")]
+    (reference,), _ = import_asf(bpy.context, asf)
+    bpy.context.view_layer.objects.active = rig
+    (onto,), _ = import_asf(bpy.context, asf, retarget=True)
+    assert onto == rig and len(bpy.data.armatures) == armatures + 1 and rig.animation_data.action.name == "16_15.003"
+    directions, turns = errors(reference, rig, {cmu: name for name, (_, cmu) in MIXAMO.items()})
     assert max(directions.values()) < LIMIT and max(turns.values()) < LIMIT
     fresh_scene()  # no active armature: a new one, and a word about it
     objects, messages = import_bvh(bpy.context, [str(TAKE)], retarget=True)
