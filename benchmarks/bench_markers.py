@@ -2,6 +2,16 @@
 take: 100 markers x 100,000 frames at 100 Hz with 16 analog channels at 1000 Hz (float storage,
 5% gaps), written by our writer. Every reader is timed in this process, on the same file.
 
+Then, where bpy is installed (the main venv), Blender import of 100 markers x 10,000 frames of
+the same kind: our operator (empties; point cloud) against two peers written here, same run:
+  - keyframe_insert per key, an empty per marker (what the issue calls io_anim_c3d's approach, and
+    what simple importers do). Its cost per key grows with the curve (48 s for one marker's 9,500
+    keys in bpy 5.0), so it is timed in full on PEER_MARKERS markers, each its own curve, and
+    scaled to 100: a lower bound.
+  - io_anim_c3d's method as its current source has it: the c3d package's reader frame by frame,
+    then per marker keyframe_points.add + foreach_set on the location curves of one armature's
+    pose bones, and FCurve.update() on every curve.
+
     python benchmarks/bench_markers.py [frames]        (default: 100000)
 
 Needs ezc3d and c3d (requirements-bench.txt); a missing peer is reported, not fatal. Prints
@@ -14,12 +24,13 @@ import sys
 import tempfile
 
 import numpy as np
-from timing import best
+from timing import best, interleaved
 
 from mocap_io import core
 from mocap_io.core.markers import Analog, Markers
 
 MARKERS, CHANNELS, RATE, PER_FRAME = 100, 16, 100.0, 10
+BLENDER_FRAMES, PEER_MARKERS = 10_000, 2
 
 
 def long_take(frames):
@@ -79,8 +90,114 @@ def main(frames):
             seconds = best(lambda lib=lib, call=call: call(lib, path), repeat)
             print(f"  {name:<22} {seconds:8.2f} {seconds / read:11.2f}")
         print(f"  write (ours): {write:.2f} s")
-        # Blender import of 100 markers x 10,000 frames (empties, keyed locations) against
-        # io_anim_c3d's approach (keyframe_insert per key): the lead adds it here, timed in Blender.
+        blender(pathlib.Path(folder))
+
+
+def blender(folder):
+    """Blender import of MARKERS x BLENDER_FRAMES: ours against the peers (see the module's text)."""
+    try:
+        import bpy
+    except ImportError:
+        print("\n  bpy not installed: no Blender timings (run in the main venv)")
+        return
+    import mocap_io
+    from mocap_io.addon.common import compat
+
+    mocap_io.register()
+    path = folder / "blender.c3d"
+    core.write(long_take(BLENDER_FRAMES), path)
+    markers = core.read(path)
+
+    def fresh(call):
+        def run():
+            bpy.ops.wm.read_factory_settings(use_empty=True)
+            call()
+
+        return run
+
+    def first_keys(obj, data_path="location"):  # the x keys of the first marker, to compare with ours
+        curve = next(c for c in compat.action_fcurves(obj) if c.data_path == data_path and c.array_index == 0)
+        co = np.empty(2 * len(curve.keyframe_points), np.float32)
+        curve.keyframe_points.foreach_get("co", co)
+        return co
+
+    candidates = {
+        "mocap_io, empties": fresh(lambda: bpy.ops.import_anim.mocap_c3d(filepath=str(path))),
+        "mocap_io, point cloud": fresh(
+            lambda: bpy.ops.import_anim.mocap_c3d(filepath=str(path), representation="POINT_CLOUD")
+        ),
+    }
+    candidates["mocap_io, empties"]()
+    ours = first_keys(bpy.data.objects[markers.names[0]])
+    try:
+        import c3d
+    except ImportError:
+        print("\n  the c3d package is not installed: no io_anim_c3d method")
+    else:
+        method = candidates["io_anim_c3d's method"] = fresh(
+            lambda: io_anim_c3d_method(bpy, compat, c3d, path, markers.names)
+        )
+        method()
+        rig = bpy.data.objects["rig"]
+        assert np.array_equal(first_keys(rig, f'pose.bones["{markers.names[0]}"].location'), ours), "io_anim_c3d"
+    rows = list(interleaved(candidates, 3).items())
+    seconds = best(fresh(lambda: keyframe_insert_import(bpy, markers, PEER_MARKERS)), 1)
+    assert np.array_equal(first_keys(bpy.data.objects[markers.names[0]]), ours), "keyframe_insert"
+    rows.append(
+        (
+            f"keyframe_insert per key ({PEER_MARKERS} markers x {MARKERS // PEER_MARKERS})",
+            seconds * MARKERS / PEER_MARKERS,
+        )
+    )
+    print(
+        f"\nBlender import, {MARKERS} markers x {BLENDER_FRAMES} frames (bpy {bpy.app.version_string}), "
+        "best of 3 in turns from an empty scene (keyframe_insert: one run)"
+    )
+    print(f"  {'import with':<40} {'seconds':>8} {'theirs/ours':>11}")
+    for label, seconds in rows:
+        print(f"  {label:<40} {seconds:8.2f} {seconds / rows[0][1]:11.2f}")
+
+
+def keyframe_insert_import(bpy, markers, count):
+    """The first `count` markers as empties (all created), a keyframe_insert per seen frame."""
+    parent = bpy.data.objects.new("take", None)
+    bpy.context.collection.objects.link(parent)
+    for m, name in enumerate(markers.names):
+        obj = bpy.data.objects.new(name, None)
+        bpy.context.collection.objects.link(obj)
+        obj.parent = parent
+        if m >= count:
+            continue
+        for frame in np.flatnonzero(markers.valid[:, m]):
+            obj.location = markers.positions[frame, m].astype(float) * 0.001
+            obj.keyframe_insert("location", frame=float(1 + frame))
+
+
+def io_anim_c3d_method(bpy, compat, c3d, path, names):
+    """The c3d package's reader frame by frame; a bone per marker; keys per curve in bulk."""
+    with open(path, "rb") as f:
+        points = np.array([p for _, p, _ in c3d.Reader(f).read_frames()])
+    valid = points[..., 3] >= 0
+    rig = bpy.data.objects.new("rig", bpy.data.armatures.new("rig"))
+    bpy.context.collection.objects.link(rig)
+    bpy.context.view_layer.objects.active = rig
+    bpy.ops.object.mode_set(mode="EDIT")
+    for name in names:
+        bone = rig.data.edit_bones.new(name)
+        bone.head, bone.tail = (0, 0, 0), (0, 0, 0.02)
+    bpy.ops.object.mode_set(mode="OBJECT")
+    _, fcurves = compat.new_action(rig, "take")
+    group = "group_name" if compat.SLOTTED_ACTIONS else "action_group"
+    for m, name in enumerate(names):
+        frames = np.flatnonzero(valid[:, m])
+        for axis in range(3):
+            curve = fcurves.new(f'pose.bones["{name}"].location', index=axis, **{group: name})
+            keys = np.empty((len(frames), 2), np.float32)
+            keys[:, 0] = 1 + frames
+            keys[:, 1] = points[frames, m, axis].astype(float) * 0.001
+            curve.keyframe_points.add(len(frames))
+            curve.keyframe_points.foreach_set("co", keys.ravel())
+            curve.update()
 
 
 if __name__ == "__main__":

@@ -21,8 +21,8 @@ READING = 0.2  # the share of the progress bar that reading the files takes
 
 def read_takes(sources):
     """A generator of progress steps that reads `sources` [(path, read)], where read() returns the
-    file's Motion; returns ([(path, motion)], warning messages). An error propagates with the file
-    it concerns as its `import_file` (see failures.py)."""
+    file's model (a Motion, Markers); returns ([(path, model)], warning messages). An error
+    propagates with the file it concerns as its `import_file` (see failures.py)."""
     takes, messages = [], []
     for i, (path, read) in enumerate(sources):
         yield READING * i / len(sources), f"reading {os.path.basename(path)}"
@@ -72,22 +72,14 @@ def build_motions(
     """
     axes = axis_matrix(axis_forward, axis_up)
     scene = context.scene
-    keep, render_rate, keys_at, messages = frame_rate == "KEEP", None, [], []
-    for path, motion in takes:  # rates and frames checked before anything is built
-        try:
-            file_rate = _file_rate(motion, exact=frame_rate == "EXACT")
-            if not keep and render_rate is None:  # the first file's rate becomes the scene's
-                render_rate = scene_rate(file_rate)
-            keys_at.append(
-                key_frames(frame_start, motion.frame_count, file_rate, scene_fps(scene) if keep else file_rate)
-            )
-        except ValueError as error:
-            raise ValueError(f"{path}: {error}") from None
+    render_rate, keys_at = frame_plan(scene, takes, _file_rate, frame_start, frame_rate)
+    objects, last_frame, messages = [], frame_start, []
     onto = context.active_object if retarget else None
     if retarget and (onto is None or onto.type != "ARMATURE"):
         onto = None
         messages.append("no active armature to retarget onto: new armatures were built")
-    objects, last_frame = [] if onto is None else [onto], frame_start
+    if onto is not None:
+        objects.append(onto)
     total, done = sum(m.skeleton.joint_count for _, m in takes), 0
     with all_or_nothing(context), InFile() as current:
         for (path, motion), frames in zip(takes, keys_at):
@@ -119,13 +111,38 @@ def build_motions(
             action.use_fake_user = (one_armature or onto is not None) and len(takes) > 1
             if len(frames):
                 last_frame = max(last_frame, int(np.ceil(frames[-1])))
-        if render_rate is not None:  # last: nothing after it can fail
-            scene.render.fps, scene.render.fps_base = render_rate
-        if update_frame_range and takes:
-            scene.frame_start, scene.frame_end = frame_start, max(last_frame, frame_start)
+        update_scene(scene, render_rate, (frame_start, last_frame) if update_frame_range and takes else None)
     if (one_armature or onto is not None) and objects and len(takes) > 1:
         messages.append(f"{len(takes)} actions on one armature (kept with a fake user)")
     return objects, messages
+
+
+def frame_plan(scene, takes, file_rate, frame_start, frame_rate):
+    """Rates and frames of `takes` [(path, take with a frame_count)], checked before anything is
+    built: (render.fps and fps_base of the first take's rate, or None for "KEEP"; per take, the
+    scene frames of its frames). `file_rate(take, exact)` gives a take's rate (a Fraction);
+    frame_rate as in build_motions. A ValueError names the file."""
+    render_rate, keys_at = None, []
+    for path, take in takes:
+        try:
+            rate = file_rate(take, exact=frame_rate == "EXACT")
+            if frame_rate != "KEEP" and render_rate is None:  # the first file's rate becomes the scene's
+                render_rate = scene_rate(rate)
+            keys_at.append(
+                key_frames(frame_start, take.frame_count, rate, scene_fps(scene) if frame_rate == "KEEP" else rate)
+            )
+        except ValueError as error:
+            raise ValueError(f"{path}: {error}") from None
+    return render_rate, keys_at
+
+
+def update_scene(scene, render_rate, frame_range):
+    """The scene's rate (render.fps, fps_base; None keeps it) and frame range ((first, last); None
+    keeps it). Last in an import: nothing after it can fail."""
+    if render_rate is not None:
+        scene.render.fps, scene.render.fps_base = render_rate
+    if frame_range is not None:
+        scene.frame_start, scene.frame_end = frame_range[0], max(frame_range)
 
 
 def _file_rate(motion, exact):

@@ -116,12 +116,7 @@ def source_frames(source):
     curves = compat.action_fcurves(source)
     if needs_evaluation(source) or all(len(c.keyframe_points) <= len(whole) for c in curves):
         return whole
-    keys = []
-    for curve in curves:
-        co = np.empty(2 * len(curve.keyframe_points), dtype=np.float32)
-        curve.keyframe_points.foreach_get("co", co)
-        keys.append(co[0::2])
-    keys = np.unique(np.concatenate(keys)).astype(float)
+    keys = np.unique(np.concatenate([compat.key_arrays(curve)[0] for curve in curves]))
     return keys[(keys >= first) & (keys <= last)]
 
 

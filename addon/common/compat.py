@@ -114,3 +114,31 @@ def add_keys(fcurves, data_path, index, group, frames, values, interpolation="LI
     """One F-curve with a linear key per (frame, value); see key_points and add_curve."""
     co = key_points(frames, values, [f"{group}: {data_path}[{index}]"])[0]
     return add_curve(fcurves, data_path, index, group, co, interpolations(len(frames), interpolation))
+
+
+def key_arrays(curve):
+    """(frames, values) float64 and interpolation values (Keyframe.interpolation, uint8) of the
+    keys of an F-curve."""
+    points = curve.keyframe_points
+    co = np.empty(2 * len(points), dtype=np.float32)
+    points.foreach_get("co", co)
+    kinds = np.empty(len(points), dtype=np.uint8)
+    points.foreach_get("interpolation", kinds)
+    return co[0::2].astype(float), co[1::2].astype(float), kinds
+
+
+def sample(curve, frames, default):
+    """Values of an F-curve at `frames`: the keys themselves when they sit on those frames, numpy
+    when every key is linear or constant (and the curve plain: constant extrapolation, no
+    modifiers), else Blender's own evaluation. `default` without a curve or keys."""
+    if curve is None or not len(curve.keyframe_points):
+        return np.full(len(frames), float(default))
+    keys, values, kinds = key_arrays(curve)
+    plain = not curve.modifiers
+    if plain and len(keys) == len(frames) and np.array_equal(keys, frames):
+        return values
+    linear, constant = _INTERPOLATION["LINEAR"], _INTERPOLATION["CONSTANT"]
+    if plain and curve.extrapolation == "CONSTANT" and ((kinds[:-1] == linear) | (kinds[:-1] == constant)).all():
+        before = np.clip(np.searchsorted(keys, frames, side="right") - 1, 0, len(keys) - 1)
+        return np.where(kinds[before] == constant, values[before], np.interp(frames, keys, values))
+    return np.array([curve.evaluate(float(f)) for f in frames])

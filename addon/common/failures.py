@@ -26,9 +26,21 @@ class InFile:
         return False
 
 
+_ESCAPED = {c: f"\\x{c:02x}" for c in range(32)}  # a NUL would cut Blender's report, a line break split it
+
+
+def one_line(text):
+    """`text` with its control characters (a broken file's bytes in a name, say) escaped."""
+    return text.translate(_ESCAPED)
+
+
 def message(error, fallback=""):
-    """One line for the report: the file (the error's own, its `import_file`, else `fallback`),
-    the place when the error knows it, and what went wrong."""
+    """One line for the report (see one_line): the file (the error's own, its `import_file`, else
+    `fallback`), the place when the error knows it, and what went wrong."""
+    return one_line(_message(error, fallback))
+
+
+def _message(error, fallback):
     path = getattr(error, "import_file", None) or fallback
     if isinstance(error, ParseError):
         return str(error)  # names its own file (an .obj beside a .memg, say) and the place
@@ -43,4 +55,4 @@ def message(error, fallback=""):
     else:  # a bug of ours: the user gets one line, the console the traceback
         traceback.print_exception(error)
         what = f"unexpected {type(error).__name__}: {error}"
-    return f"{path}: {what}" if path else what
+    return f"{path}: {what}" if path and not what.startswith(f"{path}: ") else what

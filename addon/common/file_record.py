@@ -1,11 +1,13 @@
 """What an imported file had that an armature and its action cannot hold, remembered on them so
 that export can write it back: each joint's name as written (Blender cuts names to 63 bytes), its
 channel list as read, its OFFSET and End Sites exactly as printed (Blender keeps bones in single
-precision), and the Frame Time text.
+precision), and the Frame Time text; a marker's label as written and its place in the file, a
+marker file's rate.
 
-The record is a JSON string in the custom property `mocap_io` of the armature data (joints) and of
-the action (Frame Time): users see it under Custom Properties, and it survives saving, linking
-and duplication with the data it describes.
+The record is a JSON string in the custom property `mocap_io` of the armature data (joints), of
+the action (Frame Time) and of a marker's empty, its parent or a point cloud's object: users see
+it under Custom Properties, and it survives saving, linking and duplication with the data it
+describes.
 """
 
 import json
@@ -95,3 +97,19 @@ def recall_frame_time(action):
         return json.loads(action[KEY])["frame_time"]
     except (KeyError, TypeError, ValueError):
         return None
+
+
+def remember_markers(owner, **facts):
+    """Store facts of an imported marker file on `owner` (JSON values): on a marker's empty its
+    `label` as written and its `index` in the file; on the parent empty or point-cloud object the
+    file's `rate` (a Fraction's text) and, for a point cloud, the `labels` of its vertices."""
+    owner[KEY] = json.dumps(facts)
+
+
+def recall_markers(owner):
+    """The facts remember_markers stored on `owner` ({} when there are none, or not ours)."""
+    try:
+        facts = json.loads(owner[KEY])
+    except (KeyError, TypeError, ValueError):
+        return {}
+    return facts if isinstance(facts, dict) else {}

@@ -1,7 +1,10 @@
 """What every file format registers: menu entries, drag-and-drop on the 3D viewport, and the
 invoke that lets a dropped file skip the file browser."""
 
+import os
+
 import bpy
+from bpy.props import CollectionProperty, StringProperty
 from bpy_extras.io_utils import ImportHelper
 
 from .progress import SteppedImport
@@ -16,6 +19,22 @@ class DroppableImport(SteppedImport, ImportHelper):
         if self.filepath or getattr(self, "files", None):  # pyright: ignore[reportAttributeAccessIssue]
             return self.invoke_popup(context) if hasattr(self, "invoke_popup") else self.execute(context)
         return ImportHelper.invoke(self, context, event)
+
+
+class FilesImport(DroppableImport):
+    """A DroppableImport of several files at once: a format sets `import_steps(context, paths,
+    **options)` (a generator of progress steps, see progress.py); the operator's other properties
+    are its options."""
+
+    files: CollectionProperty(type=bpy.types.OperatorFileListElement, options={"HIDDEN", "SKIP_SAVE"})
+    directory: StringProperty(subtype="DIR_PATH", options={"HIDDEN", "SKIP_SAVE"})
+
+    def paths(self):
+        return [os.path.join(self.directory, f.name) for f in self.files if f.name] or [self.filepath]  # pyright: ignore[reportAttributeAccessIssue]
+
+    def steps(self, context):
+        ignore = ("filepath", "files", "directory", "filter_glob", "check_existing", "interactive")
+        return self.import_steps(context, self.paths(), **self.as_keywords(ignore=ignore))  # pyright: ignore[reportAttributeAccessIssue]
 
 
 def _poll_drop(cls, context):

@@ -4,14 +4,14 @@ behind them (`import_asf`, `export_asf`) that scripts can call too."""
 import os
 
 import bpy
-from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, StringProperty
+from bpy.props import BoolProperty, FloatProperty, StringProperty
 
 from ... import core
 from ...core.formats.asf import find_asf, read_asf
 from ..build.motions import build_motions, read_takes
 from ..common.progress import run
 from ..common.registration import file_format
-from .motion import BONE_AXES, MotionExport, MotionImport, export_motion
+from .motion import JointAxes, MotionExport, MotionImport, export_motion
 
 
 def import_asf(context, paths, **options):
@@ -60,7 +60,7 @@ def export_asf(context, obj, path, *, precision=6, **options):
     )
 
 
-class ImportASF(bpy.types.Operator, MotionImport):
+class ImportASF(bpy.types.Operator, MotionImport, JointAxes):
     """Import Acclaim motion capture: an .asf skeleton with .amc motions (or .amc files alone), as an
     armature with one action per motion"""
 
@@ -89,9 +89,6 @@ class ImportASF(bpy.types.Operator, MotionImport):
         default=False,
         description="A bone missing from a frame keeps its values of the previous frame (off: an error)",
     )
-    bone_axes: EnumProperty(
-        name="Bone Axes", default="ROLL", items=BONE_AXES, description="How bones follow the ASF axes"
-    )
 
 
 class ExportASF(bpy.types.Operator, MotionExport):
@@ -103,7 +100,6 @@ class ExportASF(bpy.types.Operator, MotionExport):
 
     filename_ext = ".asf"
     filter_glob: StringProperty(default="*.asf", options={"HIDDEN"})
-    precision: IntProperty(name="Decimals", default=6, min=1, max=12, description="Decimals of the AMC values")
 
 
 CLASSES, MENUS = file_format("asf", "Acclaim ASF/AMC", ".asf;.amc", ImportASF, ExportASF)

@@ -2,7 +2,7 @@
 (`import_bvh`, `export_bvh`) that scripts can call too."""
 
 import bpy
-from bpy.props import BoolProperty, EnumProperty, IntProperty, StringProperty
+from bpy.props import BoolProperty, EnumProperty, StringProperty
 
 from ... import core
 from ..build.motions import build_motions, read_takes
@@ -96,7 +96,6 @@ class ExportBVH(bpy.types.Operator, MotionExport):
         ],
         description="Which joints get position channels",
     )
-    precision: IntProperty(name="Decimals", default=6, min=1, max=12, description="Decimals of every number")
 
 
 CLASSES, MENUS = file_format("bvh", "BVH", ".bvh", ImportBVH, ExportBVH)

@@ -2,13 +2,13 @@
 functions behind them (`import_htr`, `export_htr`) that scripts can call too."""
 
 import bpy
-from bpy.props import BoolProperty, EnumProperty, IntProperty, StringProperty
+from bpy.props import BoolProperty, EnumProperty, StringProperty
 
 from ... import core
 from ..build.motions import build_motions, read_takes
 from ..common.progress import run
 from ..common.registration import file_format
-from .motion import BONE_AXES, MotionExport, MotionImport, export_motion
+from .motion import JointAxes, MotionExport, MotionImport, export_motion
 
 # the file's up axis (GlobalAxisofGravity) -> (forward, up) for the axis conversion
 _FILE_AXES = {"X": ("-Y", "X"), "Y": ("-Z", "Y"), "Z": ("-Y", "Z")}
@@ -54,7 +54,7 @@ def export_htr(context, obj, path, *, units="mm", precision=6, **options):
     return export_motion(context, obj, path, write, **options)
 
 
-class ImportHTR(bpy.types.Operator, MotionImport):
+class ImportHTR(bpy.types.Operator, MotionImport, JointAxes):
     """Import Motion Analysis HTR/GTR motion capture, as armatures with actions (SF as bone scale)"""
 
     bl_idname = "import_anim.mocap_htr"
@@ -84,9 +84,6 @@ class ImportHTR(bpy.types.Operator, MotionImport):
         default=True,
         description="Refuse files whose blocks hold more or fewer frames than NumFrames (off: read them and warn)",
     )
-    bone_axes: EnumProperty(
-        name="Bone Axes", default="ROLL", items=BONE_AXES, description="How bones follow the base rotations"
-    )
 
 
 class ExportHTR(bpy.types.Operator, MotionExport):
@@ -99,7 +96,6 @@ class ExportHTR(bpy.types.Operator, MotionExport):
     filename_ext = ".htr"
     filter_glob: StringProperty(default="*.htr;*.gtr", options={"HIDDEN"})
     units: EnumProperty(name="Units", default="mm", items=_UNITS, description="CalibrationUnits of the file")
-    precision: IntProperty(name="Decimals", default=6, min=1, max=12, description="Decimals of every number")
 
 
 CLASSES, MENUS = file_format("htr", "Motion Analysis HTR", ".htr;.gtr", ImportHTR, ExportHTR)

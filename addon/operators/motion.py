@@ -2,30 +2,18 @@
 build.motions, the export options of read.armature, and their execute. A format's operators add
 its own options and name the functions that do the work."""
 
-import os
-
-import bpy
 import numpy as np
-from bpy.props import BoolProperty, CollectionProperty, EnumProperty, FloatProperty, IntProperty, StringProperty
+from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty
 from bpy_extras.io_utils import ExportHelper
 
 from ..common.failures import message
-from ..common.registration import DroppableImport
+from ..common.registration import FilesImport
 from ..common.units import AXES, axis_matrix
 from ..read.armature import armature_motion
 
 _ORDERS = [
     (o, o, f"Euler {o} ({o[0]} then {o[1]} then {o[2]}, as BVH channels list them)")
     for o in ("ZXY", "XYZ", "XZY", "YXZ", "YZX", "ZYX")
-]
-
-BONE_AXES = [
-    (
-        "ROLL",
-        "Along Bones, Rolled",
-        "Bones point at their children, rolled so their axes are the file's turned the least",
-    ),
-    ("EXACT", "Exact", "Bone axes are the file's: pose values are the file's rotations (bones may point anywhere)"),
 ]
 
 
@@ -43,15 +31,13 @@ class Axes:
     )
 
 
-class MotionImport(DroppableImport, Axes):
+class MotionImport(FilesImport, Axes):
     """Operator mixin for importing motion files as armatures with actions. A format sets `label`
     and `import_steps(context, paths, **options)` (a generator of progress steps returning
     (objects, messages), see build.motions)."""
 
     bl_options = {"REGISTER", "UNDO", "PRESET"}
     label = ""
-    files: CollectionProperty(type=bpy.types.OperatorFileListElement, options={"HIDDEN", "SKIP_SAVE"})
-    directory: StringProperty(subtype="DIR_PATH", options={"HIDDEN", "SKIP_SAVE"})
 
     auto_scale: BoolProperty(
         name="Auto Scale",
@@ -108,13 +94,6 @@ class MotionImport(DroppableImport, Axes):
         "(bones mapped by name and structure), instead of building new armatures",
     )
 
-    def paths(self):
-        return [os.path.join(self.directory, f.name) for f in self.files if f.name] or [self.filepath]  # pyright: ignore[reportAttributeAccessIssue]
-
-    def steps(self, context):
-        ignore = ("filepath", "files", "directory", "filter_glob", "check_existing", "interactive")
-        return self.import_steps(context, self.paths(), **self.as_keywords(ignore=ignore))  # pyright: ignore[reportAttributeAccessIssue]
-
     def finished(self, context, result):
         objects, messages = result
         for text in messages:
@@ -135,6 +114,28 @@ def export_motion(
     )
     write(motion, path)
     return motion
+
+
+class JointAxes:
+    """Import mixin for formats whose joints have axes of their own (ASF axes, HTR base rotations)."""
+
+    bone_axes: EnumProperty(
+        name="Bone Axes",
+        default="ROLL",
+        items=[
+            (
+                "ROLL",
+                "Along Bones, Rolled",
+                "Bones point at their children, rolled so their axes are the file's turned the least",
+            ),
+            (
+                "EXACT",
+                "Exact",
+                "Bone axes are the file's: pose values are the file's rotations (bones may point anywhere)",
+            ),
+        ],
+        description="How bones follow the file's joint axes",
+    )
 
 
 class MotionExport(ExportHelper, Axes):
@@ -169,6 +170,8 @@ class MotionExport(ExportHelper, Axes):
         ],
         description="Where the motion comes from",
     )
+
+    precision: IntProperty(name="Decimals", default=6, min=1, max=12, description="Decimals of every number written")
 
     @classmethod
     def poll(cls, context):

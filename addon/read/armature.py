@@ -13,10 +13,9 @@ from ...core.rotations import sandwich
 from ...core.skeleton import POSITION_CHANNELS, ROTATION_CHANNELS
 from ..build.armature import bone_rest_matrices
 from ..common import compat, file_record
+from ..common.compat import sample
 from ..common.pose_space import basis_local, file_locals
 from ..common.units import scene_fps
-
-_LINEAR = 1  # Keyframe.interpolation enum value of 'LINEAR'
 
 
 def needs_evaluation(obj):
@@ -224,7 +223,7 @@ def _action_locals(obj, names, parents, rest, object_matrix, frames, axes, scale
         path = f'pose.bones["{bpy.utils.escape_identifier(name)}"].'
 
         def channel(prop, size, default):
-            return np.stack([_sample(curves.get((path + prop, i)), frames, default[i]) for i in range(size)], axis=1)  # noqa: B023 - called within this loop
+            return np.stack([sample(curves.get((path + prop, i)), frames, default[i]) for i in range(size)], axis=1)  # noqa: B023 - called within this loop
 
         if bone.rotation_mode == "QUATERNION":
             rotation = rotations.quat_normalize(channel("rotation_quaternion", 4, bone.rotation_quaternion))
@@ -246,21 +245,3 @@ def _action_locals(obj, names, parents, rest, object_matrix, frames, axes, scale
             scale,
         )
     return local_rotations, local_translations
-
-
-def _sample(curve, frames, default):
-    """Values of an F-curve at `frames`: the keys themselves when they sit on those frames, linear
-    interpolation when every key is linear, else Blender's own evaluation."""
-    if curve is None or not len(curve.keyframe_points):
-        return np.full(len(frames), float(default))
-    points = curve.keyframe_points
-    co = np.empty(2 * len(points), dtype=np.float32)
-    points.foreach_get("co", co)
-    keys, values = co[0::2].astype(float), co[1::2].astype(float)
-    if len(keys) == len(frames) and np.array_equal(keys, frames) and not curve.modifiers:
-        return values
-    kinds = np.empty(len(points), dtype=np.uint8)
-    points.foreach_get("interpolation", kinds)
-    if np.all(kinds[:-1] == _LINEAR) and not curve.modifiers and curve.extrapolation == "CONSTANT":
-        return np.interp(frames, keys, values)
-    return np.array([curve.evaluate(float(f)) for f in frames])

@@ -17,29 +17,19 @@ def export_memg(
     scene = context.scene
     first = scene.frame_start if frame_start is None else frame_start
     last = scene.frame_end if frame_end is None else frame_end
-    current = scene.frame_current
-    depsgraph = context.evaluated_depsgraph_get()
-    positions, topology = [], None
-    progress = Progress(context, "Sampling mesh")
-    try:
-        for frame in range(first, last + 1):
-            scene.frame_set(frame)
-            evaluated = obj.evaluated_get(depsgraph)
-            data = evaluated.to_mesh()
-            try:
-                flat = np.empty(3 * len(data.vertices), dtype=np.float32)
-                data.vertices.foreach_get("co", flat)
-                if topology is None:
-                    topology = mesh_from_blender(data)
-                elif len(flat) != 3 * len(topology.vertices):
-                    raise ValueError(f"the vertex count changes at frame {frame}: a mesh ensemble needs fixed topology")
-                positions.append(flat.reshape(-1, 3).astype(float))
-            finally:
-                evaluated.to_mesh_clear()
-            progress.show((frame - first + 1) / (last - first + 1), f"frame {frame}")
-    finally:
-        scene.frame_set(current)
-        progress.close()
+    topology = None
+
+    def vertices(frame, data, _):
+        nonlocal topology
+        flat = np.empty(3 * len(data.vertices), dtype=np.float32)
+        data.vertices.foreach_get("co", flat)
+        if topology is None:
+            topology = mesh_from_blender(data)
+        elif len(flat) != 3 * len(topology.vertices):
+            raise ValueError(f"the vertex count changes at frame {frame}: a mesh ensemble needs fixed topology")
+        return flat.reshape(-1, 3).astype(float)
+
+    positions = sample_meshes(context, obj, range(first, last + 1), vertices)
     if topology is None:
         raise ValueError("the frame range is empty")
     if grouping == "groups":
@@ -48,6 +38,30 @@ def export_memg(
     return core.write(
         dense, path, tolerance=tolerance, relative=relative, grouping="groups" if topology.groups else "components"
     )
+
+
+def sample_meshes(context, obj, frames, read):
+    """[read(frame, evaluated mesh, world matrix (4, 4)) for each scene frame] of `obj`, with
+    progress shown; the scene's frame is restored after."""
+    scene = context.scene
+    current = scene.frame_current
+    depsgraph = context.evaluated_depsgraph_get()
+    progress = Progress(context, "Sampling mesh")
+    samples = []
+    try:
+        for i, frame in enumerate(frames):
+            scene.frame_set(int(frame))
+            evaluated = obj.evaluated_get(depsgraph)
+            data = evaluated.to_mesh()
+            try:
+                samples.append(read(frame, data, np.array(evaluated.matrix_world)))
+            finally:
+                evaluated.to_mesh_clear()
+            progress.show((i + 1) / len(frames), f"frame {frame}")
+    finally:
+        scene.frame_set(current)
+        progress.close()
+    return samples
 
 
 def _face_groups(obj, mesh):

@@ -1,0 +1,181 @@
+"""Blender -> Markers: the world positions of empties, or of a mesh's vertices, over a frame range,
+written to C3D or TRC (`export_markers`, which scripts can call too); the mirror of build.markers."""
+
+import math
+from fractions import Fraction
+
+import numpy as np
+
+from ... import core
+from ...core.markers import Markers
+from ..build.markers import LENGTHS, file_axes
+from ..common import compat, file_record
+from ..common.units import scene_fps
+from .mesh import sample_meshes
+
+# what an empty's own keys may move without moving its origin (anything else: evaluate the scene)
+_STILL_ORIGIN = {
+    "location",
+    "hide_viewport",
+    "hide_render",
+    "rotation_euler",
+    "rotation_quaternion",
+    "rotation_axis_angle",
+    "scale",
+    "delta_rotation_euler",
+    "delta_rotation_quaternion",
+    "delta_scale",
+    "empty_display_size",
+}
+_CONSTANT = compat.interpolations(1, "CONSTANT")[0]
+
+
+def export_markers(
+    context, objects, path, *, frame_start=None, frame_end=None, units="mm", axis_forward=None, axis_up=None
+):
+    """Write the world positions of `objects` at every frame of the range (the scene's by default)
+    to a C3D or TRC file (by extension); returns the Markers written.
+
+    objects  empties (one whose children are empties stands for them: an imported file's parent),
+             or one mesh (its evaluated vertices; no gaps)
+    units    the file's length unit (a key of build.markers.LENGTHS); axis_forward, axis_up its
+             axes (None: the format's usual ones, see build.markers.AXES)
+    An empty is missing (a NaN gap) where it is hidden in viewports and, for an imported marker,
+    where its location is unkeyed: before its first key, after its last, and from a constant key
+    to the next (see build.markers). Names: the file's labels for imported markers, else the
+    objects' (vertex) names; the rate: the scene's (the imported file's where it stands for it).
+    """
+    scene = context.scene
+    first = scene.frame_start if frame_start is None else frame_start
+    last = scene.frame_end if frame_end is None else frame_end
+    frames = np.arange(first, last + 1)
+    if not len(frames):
+        raise ValueError(f"the frame range {first}-{last} is empty")
+    meshes = [o for o in objects if o.type == "MESH"]
+    if meshes and len(objects) > 1:
+        raise ValueError("export either empties or one mesh")
+    if meshes:
+        names, world, records = _mesh_points(context, meshes[0], frames)
+    else:
+        empties = _marker_empties(objects)
+        if not empties:
+            raise ValueError("no empties to export: select the markers (or their parent) or a mesh")
+        names, world, records = _empty_points(context, empties, frames)
+    likely = tuple(Fraction(r["rate"]) for r in records if isinstance(r.get("rate"), str))
+    with np.errstate(over="ignore"):  # beyond float32: refused by the writer as infinite
+        positions = (world @ file_axes(path, axis_forward, axis_up) / LENGTHS[units]).astype(np.float32)
+    markers = Markers(names, positions, float(scene_fps(scene, likely)), units=units)
+    core.write(markers, path)
+    return markers
+
+
+def _marker_empties(objects):
+    """The empties to export, in the order given, a parent standing for its empty children (in
+    the order of the file they came from)."""
+    chosen = {}
+    for obj in objects:
+        if obj.type == "EMPTY":
+            children = sorted((c for c in obj.children if c.type == "EMPTY"), key=_file_order)
+            for empty in children or [obj]:
+                chosen.setdefault(empty.as_pointer(), empty)
+    return list(chosen.values())
+
+
+def _file_order(obj):
+    index = file_record.recall_markers(obj).get("index")
+    return (index if isinstance(index, int) else math.inf, obj.name)
+
+
+def _mesh_points(context, obj, frames):
+    """(names, world positions (F, V, 3), [the mesh's record]) of a mesh's evaluated vertices."""
+    count = len(obj.data.vertices)
+
+    def world(frame, data, matrix):
+        if len(data.vertices) != count:
+            raise ValueError(f"{obj.name}: the vertex count changes at frame {frame}")
+        flat = np.empty(3 * count, dtype=np.float32)
+        data.vertices.foreach_get("co", flat)
+        return flat.reshape(-1, 3) @ matrix[:3, :3].T + matrix[:3, 3]
+
+    positions = np.array(sample_meshes(context, obj, frames, world)).reshape(len(frames), count, 3)
+    record = file_record.recall_markers(obj)
+    labels = record.get("labels")
+    names = labels if isinstance(labels, list) and len(labels) == count else [f"point{i + 1}" for i in range(count)]
+    return names, positions, [record]
+
+
+def _empty_points(context, empties, frames):
+    """(names, world positions (F, M, 3) with NaN gaps, records of their parents) of empties:
+    from their keys where nothing else moves them, else by stepping the scene."""
+    context.view_layer.update()  # matrix_world of an object moved since the last evaluation
+    positions = np.empty((len(empties), len(frames), 3))  # marker-major while filled
+    hidden = np.zeros((len(empties), len(frames)), dtype=bool)
+    records = [file_record.recall_markers(o) for o in empties]
+    stepped = []
+    for m, obj in enumerate(empties):
+        curves = {(c.data_path, c.array_index): c for c in compat.action_fcurves(obj)}
+        if "label" in records[m]:  # an imported marker: unkeyed spans are gaps
+            hidden[m] = _unkeyed(curves.get(("location", 0)), frames)
+        if not _keys_place(obj, curves):
+            stepped.append(m)
+            continue
+        location = np.stack([compat.sample(curves.get(("location", i)), frames, obj.location[i]) for i in range(3)], 1)
+        base = np.array(obj.parent.matrix_world) @ np.array(obj.matrix_parent_inverse) if obj.parent else np.eye(4)
+        positions[m] = (location + np.array(obj.delta_location)) @ base[:3, :3].T + base[:3, 3]
+        hidden[m] |= compat.sample(curves.get(("hide_viewport", 0)), frames, obj.hide_viewport) > 0.5
+    if stepped:
+        moved, shown = _stepped(context, [empties[m] for m in stepped], frames)
+        positions[stepped] = moved
+        hidden[stepped] |= ~shown
+    positions[hidden] = np.nan
+    names = [str(r.get("label", o.name)) for r, o in zip(records, empties)]
+    parents = {o.parent.as_pointer(): o.parent for o in empties if o.parent}
+    return names, positions.swapaxes(0, 1), [file_record.recall_markers(p) for p in parents.values()]
+
+
+def _keys_place(obj, curves):
+    """Whether the keys of `obj` alone place its origin: no constraints, drivers or NLA, keys of
+    _STILL_ORIGIN only, and a parent (an object, not a bone or vertices) that never moves."""
+    animation = obj.animation_data
+    if animation is not None and (len(animation.drivers) or len(animation.nla_tracks)):
+        return False
+    if obj.constraints or any(path not in _STILL_ORIGIN for path, _ in curves):
+        return False
+    while obj.parent is not None:
+        if obj.parent_type != "OBJECT":
+            return False
+        obj = obj.parent
+        animation = obj.animation_data
+        if obj.constraints or (
+            animation is not None and (animation.action or len(animation.drivers) or len(animation.nla_tracks))
+        ):
+            return False
+    return True
+
+
+def _stepped(context, empties, frames):
+    """World positions (M, F, 3) and visibility (M, F) of empties, stepping the scene frame by frame."""
+    scene = context.scene
+    current = scene.frame_current
+    positions = np.empty((len(frames), len(empties), 3))
+    shown = np.empty((len(frames), len(empties)), dtype=bool)
+    try:
+        for f, frame in enumerate(frames):
+            scene.frame_set(int(frame))
+            positions[f] = [obj.matrix_world.translation for obj in empties]
+            shown[f] = [not obj.hide_viewport for obj in empties]
+    finally:
+        scene.frame_set(current)
+    return positions.swapaxes(0, 1), shown.T
+
+
+def _unkeyed(curve, frames):
+    """(F,) whether each frame lies where an imported marker's location is unkeyed: before its
+    first key, after its last, or after a constant key and before the next."""
+    if curve is None or not len(curve.keyframe_points):
+        return np.zeros(len(frames), dtype=bool)
+    keys, _, kinds = compat.key_arrays(curve)
+    before = np.searchsorted(keys, frames, side="right") - 1
+    at = np.clip(before, 0, None)
+    held = (before < len(keys) - 1) & (kinds[at] == _CONSTANT) & (frames > keys[at])
+    return (frames < keys[0]) | (frames > keys[-1]) | held
