@@ -3,13 +3,14 @@ Nothing here parses a file; nothing in core knows Blender.
 
 Scripts call the plain functions behind the operators: `import_bvh`, `export_bvh`, `import_memg`,
 `export_memg`, `import_asf`, `export_asf`, `import_htr`, `export_htr`, `import_markers` and
-`export_markers` (C3D and TRC; see each for its options)."""
+`export_markers` (C3D and TRC), `retarget_armature` (see each for its options)."""
 
 import bpy
 
 from .build.ensemble import import_memg
 from .build.markers import import_markers
-from .operators import asf, bvh, c3d, htr, memg, trc
+from .build.retarget import retarget_armature
+from .operators import asf, bvh, c3d, htr, memg, retarget, trc
 from .operators.asf import export_asf, import_asf
 from .operators.bvh import export_bvh, import_bvh
 from .operators.htr import export_htr, import_htr
@@ -28,15 +29,18 @@ __all__ = [
     "import_markers",
     "import_memg",
     "register",
+    "retarget_armature",
     "unregister",
 ]
-_MODULES = (bvh, asf, htr, memg, c3d, trc)
+_MODULES = (bvh, asf, htr, memg, c3d, trc, retarget)
 
 
 def register():
     for module in _MODULES:
         for cls in module.CLASSES:
             bpy.utils.register_class(cls)
+        for owner, name, prop in getattr(module, "PROPERTIES", ()):
+            setattr(owner, name, prop)
         for menu, function in module.MENUS:
             menu.append(function)
 
@@ -45,5 +49,7 @@ def unregister():
     for module in reversed(_MODULES):
         for menu, function in module.MENUS:
             menu.remove(function)
+        for owner, name, _ in getattr(module, "PROPERTIES", ()):
+            delattr(owner, name)
         for cls in reversed(module.CLASSES):
             bpy.utils.unregister_class(cls)

@@ -5,7 +5,8 @@ Mixamo-like rig in an A pose with other bone rolls.
 
 Prints one table per length: seconds (best of several runs) and ratios against the peers, all
 measured in this process: the forward kinematics of the source (the least any retargeting must
-do), scipy's Slerp (resampling), and in Blender (see BLENDER below) its own way of retargeting.
+do), scipy's Slerp (resampling), and, where the bpy module is installed, Blender's own way of
+retargeting (see BLENDER below).
 """
 
 import pathlib
@@ -58,17 +59,54 @@ def core_rows(motion, target, repeat):
     rows.append(("resample 120->30", slerp, "scipy Slerp (rotations only)", scipy_slerp(motion, 30.0)))
     spline = best(lambda: core.resample(motion, fps=30000 / 1001, rotation="spline", translation="cubic"), repeat)
     rows.append(("spline 120->29.97", spline, "", None))
-    return rows, ours
+    return rows
 
 
 # ---- BLENDER ------------------------------------------------------------------------------------
-# The Blender half of issue 19 goes here (added by the add-on's side, run inside Blender's Python),
-# measured in this same run on the same `motion` and `target`:
-#   ("retarget", ours, "Blender: mocap_io.retarget (bake)", seconds)
-#   ("retarget", ours, "Blender: Copy Rotation constraints + bake action", seconds)
-# Target: constraints + bake at least 10 x slower than ours.
-def blender_rows(motion, target, ours):
-    return []
+# Inside Blender's Python (the bpy module) the same `motion` and `target` become two armatures, the
+# source imported by our importer and the target built with its own bone axes (A pose, random
+# rolls), and the retarget runs two ways: ours (mocap_io.retarget's bake: read the source's keys,
+# core.retarget, key the target in bulk) and Blender's own (a Copy Rotation constraint, world space,
+# on every mapped target bone, Copy Location on the hips, then Bake Action with visual keying).
+def blender_rows(motion, target):
+    try:
+        import bpy
+    except ImportError:
+        return []
+    import mocap_io
+    from mocap_io.addon import retarget_armature
+    from mocap_io.addon.build.armature import build_armature
+    from mocap_io.addon.build.motions import build_motions
+    from mocap_io.addon.common.progress import run
+    from mocap_io.addon.common.units import axis_matrix
+
+    mocap_io.register()
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    context = bpy.context
+    (source,), _ = run(build_motions(context, [("walk.bvh", motion)], scale=0.01), context, "source")
+    rig = build_armature(context, target, "Rig", axis_matrix("-Z", "Y"), 0.01)
+    bone_map = core.auto_map(motion.skeleton, target)
+
+    def bake_ours():
+        action = retarget_armature(context, source, rig, bone_map)
+        rig.animation_data.action = None
+        bpy.data.actions.remove(action)
+
+    mine = best(bake_ours, 3)
+    for joint, bone in bone_map.items():
+        constraint = rig.pose.bones[bone].constraints.new("COPY_ROTATION")
+        constraint.target, constraint.subtarget = source, joint
+        if joint == motion.skeleton.names[0]:
+            constraint = rig.pose.bones[bone].constraints.new("COPY_LOCATION")
+            constraint.target, constraint.subtarget = source, joint
+    for obj in context.view_layer.objects:
+        obj.select_set(obj == rig)
+    context.view_layer.objects.active = rig
+    bpy.ops.object.mode_set(mode="POSE")
+    options = {"frame_start": 1, "frame_end": motion.frame_count, "only_selected": False}
+    options |= {"visual_keying": True, "clear_constraints": True, "bake_types": {"POSE"}}
+    theirs = best(lambda: bpy.ops.nla.bake(**options), 1)
+    return [("retarget, Blender", mine, "Copy Rotation constraints + Bake Action", theirs)]
 
 
 # -------------------------------------------------------------------------------------------------
@@ -78,8 +116,7 @@ def bench(frames):
     motion = cmu_like_motion(core, frames)
     target = restyled_skeleton(core, motion.skeleton, names=MIXAMO_NAMES, a_pose=45.0, seed=1)
     repeat = 5 if frames <= 10_000 else 2
-    rows, ours = core_rows(motion, target, repeat)
-    rows += blender_rows(motion, target, ours)
+    rows = core_rows(motion, target, repeat) + blender_rows(motion, target)
     print(f"\n{frames} frames x {motion.skeleton.joint_count} joints at {motion.fps:g} fps")
     print(f"  {'operation':<18} {'ours (s)':>9}  {'against':<48} {'theirs (s)':>10} {'theirs/ours':>11}")
     for operation, mine, name, theirs in rows:

@@ -132,12 +132,14 @@ def bone_rest_matrices(obj, names):
     return rest
 
 
-def add_action(obj, motion, name, axes, scale, *, rotation_mode, frames):
-    """Key every bone of `obj` (built for motion.skeleton) for all frames, in a new action assigned
-    to `obj`. A generator: yields each joint's name once its keys are written.
+def add_action(obj, motion, name, axes, scale, *, rotation_mode, frames, joints=None):
+    """Key the bones of `obj` (one per joint of motion.skeleton, named after it) for all frames, in
+    a new action assigned to `obj`. A generator: yields each joint's name once its keys are written.
 
-    rotation_mode  "QUATERNION", or "NATIVE" for Euler in each joint's order from the file
+    rotation_mode  "QUATERNION", or "NATIVE" for Euler in each joint's order from the file; or a
+                   list of them, one per joint
     frames         (F,) scene frame of each motion frame
+    joints         indices of the joints to key (default: all)
     A motion with scales (HTR's SF) keys each scaled bone's scale, which no bone inherits.
 
     Each joint's keys are computed on worker threads (numpy releases the GIL) while this thread
@@ -145,13 +147,15 @@ def add_action(obj, motion, name, axes, scale, *, rotation_mode, frames):
     """
     skeleton = motion.skeleton
     names = blender_names(skeleton.names)
+    modes = [rotation_mode] * skeleton.joint_count if isinstance(rotation_mode, str) else rotation_mode
+    joints = range(skeleton.joint_count) if joints is None else joints
     paths = [f'pose.bones["{bpy.utils.escape_identifier(joint)}"]' for joint in names]
     basis = bone_basis(motion, axes, scale, bone_rest_matrices(obj, names)[:, :3, :3], skeleton.rest_world()[0])
 
     def keys(j):
         """[(data path, index)] of joint j's curves and their key_points."""
         quaternion, location = basis(j)
-        if rotation_mode == "QUATERNION":
+        if modes[j] == "QUATERNION":
             values, prop = rotations.quat_continuity(quaternion), ".rotation_quaternion"
         else:
             order = motion.euler_orders[j]
@@ -171,9 +175,9 @@ def add_action(obj, motion, name, axes, scale, *, rotation_mode, frames):
             obj.data.bones[joint].inherit_scale = "NONE"
     _, fcurves = compat.new_action(obj, name)
     linear = compat.interpolations(len(frames))
-    for j, (curves, co) in enumerate(parallel_map(keys, range(skeleton.joint_count))):
+    for j, (curves, co) in zip(joints, parallel_map(keys, joints)):
         order = motion.euler_orders[j]  # Blender names an Euler order the other way round
-        obj.pose.bones[names[j]].rotation_mode = "QUATERNION" if rotation_mode == "QUATERNION" else order[::-1]
+        obj.pose.bones[names[j]].rotation_mode = "QUATERNION" if modes[j] == "QUATERNION" else order[::-1]
         for (data_path, index), points in zip(curves, co):
             compat.add_curve(fcurves, data_path, index, names[j], points, linear)
         yield names[j]

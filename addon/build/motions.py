@@ -14,6 +14,7 @@ from ..common.failures import InFile
 from ..common.transaction import all_or_nothing
 from ..common.units import axis_matrix, guess_scale, key_frames, scene_fps, scene_rate
 from .armature import add_action, build_armature, skeleton_matches
+from .retarget import retarget_take
 
 READING = 0.2  # the share of the progress bar that reading the files takes
 
@@ -47,6 +48,7 @@ def build_motions(
     one_armature=False,
     action_from_file=True,
     bone_axes="ROLL",
+    retarget=False,
 ):
     """Armatures with actions for `takes` [(path, Motion)]; a generator of progress steps (see
     progress.py) that returns the armature objects. All or nothing: on any error no new data-block
@@ -63,12 +65,21 @@ def build_motions(
     action_from_file      name actions after their files (else after the armature)
     bone_axes             how bones follow joint axes where the file has them: "ROLL" or "EXACT"
                           (see armature.build_armature)
+    retarget              retarget every take onto the active armature (a new action each, bones
+                          mapped by core.auto_map: see retarget.retarget_take) instead of building
+                          armatures; without an active armature, build them
     Returns (objects, messages).
     """
     axes = axis_matrix(axis_forward, axis_up)
     scene = context.scene
     render_rate, keys_at = frame_plan(scene, takes, _file_rate, frame_start, frame_rate)
     objects, last_frame, messages = [], frame_start, []
+    onto = context.active_object if retarget else None
+    if retarget and (onto is None or onto.type != "ARMATURE"):
+        onto = None
+        messages.append("no active armature to retarget onto: new armatures were built")
+    if onto is not None:
+        objects.append(onto)
     total, done = sum(m.skeleton.joint_count for _, m in takes), 0
     with all_or_nothing(context), InFile() as current:
         for (path, motion), frames in zip(takes, keys_at):
@@ -78,7 +89,9 @@ def build_motions(
             if auto_scale:
                 factor, unit, reason = guess_scale(motion.pose_extent(0).max() if motion.frame_count else 0.0)
                 messages.append(f"{name}: read as {unit} (scale {factor:g}) because {reason}")
-            obj = objects[0] if one_armature and objects and skeleton_matches(objects[0], motion.skeleton) else None
+            obj = onto
+            if obj is None and one_armature and objects and skeleton_matches(objects[0], motion.skeleton):
+                obj = objects[0]
             if obj is None:
                 obj = build_armature(context, motion.skeleton, name, axes, factor, bone_axes)
                 file_record.remember_skeleton(obj.data, motion.skeleton, axes, factor)
@@ -86,24 +99,20 @@ def build_motions(
             done += motion.skeleton.joint_count
             if not motion.frame_count:  # a skeleton alone (an .asf): the rest pose, no action
                 continue
-            keys = add_action(
-                obj,
-                motion,
-                name if action_from_file else obj.name + "Action",
-                axes,
-                factor,
-                rotation_mode=rotation_mode,
-                frames=frames,
-            )
+            action_name = name if action_from_file else obj.name + "Action"
+            if onto is not None:
+                keys = retarget_take(motion, onto, action_name, axes, factor, frames)
+            else:
+                keys = add_action(obj, motion, action_name, axes, factor, rotation_mode=rotation_mode, frames=frames)
             for j, joint in enumerate(keys):
                 yield READING + (1 - READING) * (done - motion.skeleton.joint_count + j) / max(total, 1), joint
             action = obj.animation_data.action
             file_record.remember_take(action, motion)
-            action.use_fake_user = one_armature and len(takes) > 1
+            action.use_fake_user = (one_armature or onto is not None) and len(takes) > 1
             if len(frames):
                 last_frame = max(last_frame, int(np.ceil(frames[-1])))
         update_scene(scene, render_rate, (frame_start, last_frame) if update_frame_range and takes else None)
-    if one_armature and objects and len(takes) > 1:
+    if (one_armature or onto is not None) and objects and len(takes) > 1:
         messages.append(f"{len(takes)} actions on one armature (kept with a fake user)")
     return objects, messages
 

@@ -31,6 +31,23 @@ def new_action(owner, name):
     return action, fcurves
 
 
+def assignment(owner):
+    """(action, slot) assigned to the ID `owner`, for `assign` to give back: (None, None) without an
+    action; the slot is None before 4.4."""
+    animation = owner.animation_data
+    if animation is None or animation.action is None:
+        return None, None
+    return animation.action, animation.action_slot if SLOTTED_ACTIONS else None
+
+
+def assign(owner, action, slot=None):
+    """Assign `action` (None: none) and, from 4.4, its `slot` to the ID `owner`."""
+    animation = owner.animation_data_create()
+    animation.action = action
+    if SLOTTED_ACTIONS and action is not None:
+        animation.action_slot = slot
+
+
 def action_fcurves(owner):
     """The F-curves of the action assigned to `owner` (empty when there is none)."""
     animation = owner.animation_data

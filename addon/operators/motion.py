@@ -87,6 +87,12 @@ class MotionImport(FilesImport, Axes):
         default=True,
         description="Name each action after its file (else after the armature)",
     )
+    retarget: BoolProperty(
+        name="Retarget onto Active Armature",
+        default=False,
+        description="Give the active armature a new action per file, retargeted from the file's skeleton "
+        "(bones mapped by name and structure), instead of building new armatures",
+    )
 
     def finished(self, context, result):
         objects, messages = result

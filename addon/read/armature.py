@@ -56,7 +56,7 @@ def armature_motion(
     precision) and the scene rate is still the one it stands for.
     """
     context.view_layer.update()  # matrix_world of an object moved since the last evaluation
-    names, parents = _hierarchy(obj)
+    names, parents = bone_hierarchy(obj)
     rest = bone_rest_matrices(obj, names)
     object_matrix = np.array(obj.matrix_world)
     if source == "EVALUATED" or (source == "AUTO" and needs_evaluation(obj)):
@@ -112,6 +112,34 @@ def armature_motion(
     )
 
 
+def armature_skeleton(obj, axes, scale):
+    """The rest pose of armature `obj` as a core Skeleton in the coordinates armature_motion reads
+    its motion in (world = scale * axes @ file; the object's transform included): a joint per bone,
+    named after it, in bone_hierarchy's order. Each joint's axes are its bone's (rest_rotations), so
+    that a joint's local rotation is its bone's pose rotation; End Sites sit at the tails of the
+    leaf bones; the channels follow each bone's rotation mode, with position channels on the roots."""
+    names, parents = bone_hierarchy(obj)
+    rest = bone_rest_matrices(obj, names)
+    object_matrix = np.array(obj.matrix_world)
+    rotation, position = _to_world(object_matrix[None], rest[None, :, :3, :3], rest[None, :, :3, 3])
+    world, position = axes.T @ rotation[0], position[0] @ axes / scale
+    parents = np.array(parents, dtype=np.intp)
+    parent_world = np.where((parents >= 0)[:, None, None], world[np.maximum(parents, 0)], np.eye(3))
+    parent_position = np.where((parents >= 0)[:, None], position[np.maximum(parents, 0)], 0.0)
+    layouts = [_layout(None, p < 0, obj.pose.bones[n].rotation_mode, "NATIVE", "ROOT") for n, p in zip(names, parents)]
+    leaves = [j for j in range(len(names)) if j not in parents]
+    size = np.cbrt(abs(np.linalg.det(object_matrix[:3, :3]))) / scale  # file units per armature unit
+    return core.Skeleton(
+        names,
+        parents,
+        np.einsum("kji,kj->ki", parent_world, position - parent_position),
+        channels=[channels for _, channels in layouts],
+        end_site_parents=leaves,
+        end_site_offsets=[(0.0, size * obj.data.bones[names[j]].length, 0.0) for j in leaves],
+        rest_rotations=np.swapaxes(parent_world, 1, 2) @ world,
+    )
+
+
 def _layout(recorded, root, mode, rotation_order, position_channels):
     """(Euler order, channel names) of a joint: its channels as imported (`recorded`, or None) or
     as the options ask."""
@@ -137,8 +165,8 @@ def _tips(obj, names, parents, rest, axes, scale):
     return leaves, ((tails - rest[leaves, :3, 3]) @ axes / scale if leaves else None)
 
 
-def _hierarchy(obj):
-    """Bone names with every parent before its children, and parent indices."""
+def bone_hierarchy(obj):
+    """Bone names with every parent before its children (depth first), and parent indices."""
     names, parents = [], []
     pending = [b for b in obj.data.bones if b.parent is None]
     while pending:
