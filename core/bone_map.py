@@ -317,6 +317,9 @@ def _limb(children, size, position, root, order):
     return {order[i - k]: j for i, j in enumerate(chain) if 0 <= i - k < len(order)}
 
 
+_FACE = 8  # joints under one bone that make it a face rig's root (Rigify's `face`), not a head
+
+
 def _torso(skeleton, roles):
     """Torso roles from the limbs (see `find_roles`); from names where the limbs do not tell."""
     parents = skeleton.parents
@@ -345,11 +348,14 @@ def _torso(skeleton, roles):
     limbs = {j for role, j in roles.items() if role.split(".")[0] in ARM}
     children, size = _tree(parents)
     head = next((j for j in named.get("head", []) if chest in _path(parents, -1, j)[:-1]), None)
-    if head is None:  # follow the branch of the chest that holds no arm to its tip
+    if head is None:  # follow the branch of the chest that holds no arm up the neck
         upward = [c for c in children[chest] if not limbs & set(_subtree(children, c))]
         head = max(upward, key=lambda c: size[c], default=None)
-        while head is not None and children[head]:
-            head = max(children[head], key=lambda c: size[c])
+        while head is not None and len(children[head]) == 1:  # a fork (eyes, jaw) hangs from the head
+            below = children[head][0]
+            if len(children[below]) > 1 and size[below] > _FACE:  # a face rig's root: the head is above it
+                break
+            head = below
     if spine:
         found["spine"] = spine
     if head is not None and head != chest:

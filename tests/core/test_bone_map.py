@@ -224,3 +224,17 @@ def test_presets_round_trip_and_bad_presets_name_the_line(tmp_path):
     path.write_bytes(b'{"H\xe9": "x"}')
     with pytest.raises(core.ParseError, match="UTF-8"):
         bone_map.load_preset(path)
+
+
+def test_a_face_rig_under_the_head_is_not_followed():
+    """Rigify's metarig: no joint is named head (spine.006 is) and a face rig of many bones hangs
+    from it under one `face` bone; the neck and head are the spine's, not the face's largest branch."""
+    face = [("face", "DEF-spine.006", "head")] + [
+        (f"{part}.{i}", "face" if i == 0 else f"{part}.{i - 1}", "head")
+        for part in ("brow.T.L", "brow.T.R", "jaw", "nose")
+        for i in range(4)
+    ]
+    target = rig_samples.build(rig_samples.RIGIFY + face, up="Z", scale=0.01)
+    found = core.auto_map(CMU, target)
+    assert (found["Neck"], found["Head"]) == ("DEF-spine.004", "DEF-spine.006")
+    assert not [t for t in found.values() if t.startswith(("face", "brow", "jaw", "nose"))]
