@@ -70,6 +70,12 @@ def writes(path):
     return row[3] if row is not None and row[2] is not None else ()
 
 
+def reads(path):
+    """The model class the reader for `path` returns (every reader returns what its writer takes), or None."""
+    _, row = _row(path)
+    return row[3][0] if row is not None and row[1] is not None else None
+
+
 def extensions(verb):
     """Sorted extensions that can be read (`verb` "read") or written ("write")."""
     index = {"read": 1, "write": 2}[verb]

@@ -132,7 +132,7 @@ class _Camera:
         self.fov = float(fov)
         self.up = np.asarray(up, dtype=float)
         axis = int(np.argmax(np.abs(self.up)))
-        front, side = np.eye(3)[(axis + 2) % 3], np.eye(3)[(axis + 1) % 3]  # Y up: +Z front, +X side
+        front, side = np.eye(3)[(axis + 1) % 3], np.eye(3)[(axis + 2) % 3]  # Y up: +Z front, +X side
         self.at = (low + high) / 2
         reach = max(float(np.linalg.norm(high - low)) / 2, 1e-6)
         # the shorter side of the image spans `fov` (RenderMan's rule): the bounding sphere fits it
