@@ -425,3 +425,8 @@ def _batch(args):
     from .batch import command
 
     return command(args)
+
+
+def run():
+    """The console script `mocap-io`: main() as the process's exit status."""
+    sys.exit(main())
