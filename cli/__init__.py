@@ -38,6 +38,10 @@ class MissingDependency(RuntimeError):
     """An optional dependency is not installed; the message says how to install it."""
 
 
+class UsageError(ValueError):
+    """Arguments that do not fit together (found after parsing)."""
+
+
 def main(argv=None):
     """Run the command line `argv` (default: sys.argv[1:]); returns the exit code."""
     parser = _parser()
@@ -66,6 +70,8 @@ def _exit_code(error):
         return BAD_INPUT
     if isinstance(error, MissingDependency):
         return MISSING
+    if isinstance(error, UsageError):
+        return USAGE
     if isinstance(error, OSError):
         return OS_ERROR
     if isinstance(error, (ValueError, MemoryError)):
@@ -270,6 +276,7 @@ def _parser():
         action="append",
         default=[],
         metavar="PATH",
+        type=_report,
         help="report (.json or .csv; '-': JSON on stdout; repeatable). Default: "
         "DESTINATION/mocap-io-report.json and .csv, or JSON on stdout without --to",
     )
@@ -318,6 +325,12 @@ def _range(text):
     if any(v is not None and v < 1 for v in pair):
         raise argparse.ArgumentTypeError(f"{text}: frames count from 1")
     return pair
+
+
+def _report(text):
+    if text != "-" and os.path.splitext(text)[1].lower() not in (".json", ".csv"):
+        raise argparse.ArgumentTypeError(f"{text}: a report is a .json or a .csv file (or '-')")
+    return text
 
 
 def _targets(text):
@@ -404,7 +417,7 @@ def _rib(args):
     data = files.read(args.input, files.read_options(args), args.from_format)
     first, last = args.frames or (None, None)
     if args.step < 1:
-        raise files.CannotConvert(f"--step must be 1 or more, not {args.step}")
+        raise UsageError(f"--step must be 1 or more, not {args.step}")
     frames = np.arange(data.frame_count if hasattr(data, "frame_count") else 1)
     frames = frames[(first or 1) - 1 : last : args.step]
     options = {

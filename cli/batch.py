@@ -22,7 +22,7 @@ from ..core.atomic import atomic_write
 from ..core.markers import Markers
 from ..core.mesh import Mesh, MeshAnimation
 from ..core.motion import Motion
-from . import FILES_FAILED, OK, MissingDependency, _exit_code, _message, files
+from . import FILES_FAILED, OK, MissingDependency, UsageError, _exit_code, _message, files
 
 KINDS = {Motion: "motion", Markers: "markers", Mesh: "mesh", MeshAnimation: "mesh animation"}
 FIELDS = ("source", "output", "status", "kind", "frames", "fps", "seconds", "message", "warnings")
@@ -239,15 +239,14 @@ def command(args):
     """Run `mocap-io batch`; returns the exit code."""
     converting = args.targets is not None
     if converting and not args.destination:
-        raise ValueError("--to needs a DESTINATION folder")
+        raise UsageError("--to needs a DESTINATION folder")
+    if args.destination and not converting:
+        raise UsageError("a DESTINATION folder needs --to (the formats to write)")
     reports = args.report or (
         [os.path.join(args.destination, f"{_REPORT}.json"), os.path.join(args.destination, f"{_REPORT}.csv")]
         if converting
         else ["-"]
     )
-    bad = [r for r in reports if r != "-" and os.path.splitext(r)[1].lower() not in (".json", ".csv")]
-    if bad:
-        raise ValueError(f"--report {bad[0]}: a report is a .json or a .csv file (or '-')")
     started = datetime.datetime.now().astimezone()
     clock = time.perf_counter()
     tasks, known = plan(

@@ -63,8 +63,8 @@ def _motion_units(motion):
     if motion.record.get("calibration_units"):
         return motion.record["calibration_units"]
     record = motion.skeleton.record
-    if record is not None and hasattr(record, "metres_per_unit"):
-        return f"{record.metres_per_unit():.6g} m (ASF length {record.units.get('length', '1')})"
+    if record is not None and hasattr(record, "metres_per_unit"):  # an ASF skeleton
+        return f"{record.metres_per_unit:.6g} m (ASF length {record.units.get('length', '1')})"
     return None
 
 
