@@ -30,7 +30,9 @@ def _pillow():
     try:
         from PIL import Image, ImageDraw, ImageFont
     except ImportError:
-        raise MissingDependency("preview needs Pillow: pip install 'mocap_io[preview]' (or pip install pillow)") from None
+        raise MissingDependency(
+            "preview needs Pillow: pip install 'mocap_io[preview]' (or pip install pillow)"
+        ) from None
     return Image, ImageDraw, ImageFont
 
 

@@ -64,7 +64,9 @@ class Figure:
         if self.kind == "skeleton":
             linear, position = data.take(index).world_transforms()
             s = data.skeleton
-            return np.concatenate([position, points_in_world(linear, position, s.end_site_parents, s.end_site_offsets)], 1)
+            return np.concatenate(
+                [position, points_in_world(linear, position, s.end_site_parents, s.end_site_offsets)], 1
+            )
         if self.kind == "markers":
             return np.asarray(data.positions[index], dtype=float)
         if isinstance(data, Mesh):

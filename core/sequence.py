@@ -28,7 +28,7 @@ def find_frames(pattern):
     number takes at least as many digits as the '#' run has. FileNotFoundError if there are none,
     ValueError if two files hold one frame (frame_01 and frame_001)."""
     folder, before, width, after = _split(pattern)
-    match = re.compile(re.escape(before) + r"([0-9]{%d,})" % width + re.escape(after) + r"\Z")
+    match = re.compile(re.escape(before) + "([0-9]{" + str(width) + ",})" + re.escape(after) + r"\Z")
     try:
         names = os.listdir(folder or ".")
     except FileNotFoundError:

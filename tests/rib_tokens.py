@@ -60,7 +60,7 @@ def tokens(data):
         if kind == "comment":
             out.append(("comment", text[1:].decode()))
         elif kind == "string":
-            out.append(("string", re.sub(rb"\\(.)", lambda m: {b"n": b"\n", b"r": b"\r"}.get(m.group(1), m.group(1)), text[1:-1]).decode()))
+            out.append(("string", re.sub(rb"\\(.)", _unescape, text[1:-1]).decode()))
         elif kind == "number":
             out.append(("number", float(text)))
         elif kind in ("open", "close"):
@@ -68,6 +68,11 @@ def tokens(data):
         else:
             out.append(("name", text.decode()))
     return out
+
+
+def _unescape(match):
+    """The character a backslash escape stands for (\\n and \\r: line breaks; others: themselves)."""
+    return {b"n": b"\n", b"r": b"\r"}.get(match.group(1), match.group(1))
 
 
 def requests(data):

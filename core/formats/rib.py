@@ -278,7 +278,9 @@ class _Scene:
             if moved is not None:
                 after = format_table(moved[k], self.precision).replace(b"\n", b" ")
                 shapes = self.motion(shapes, [self.polygons + b' "P" [' + after + b"]\n"])
-            out.append(b'AttributeBegin\nAttribute "identifier" "string name" ["mesh"]\n' + shapes[0] + b"AttributeEnd\n")
+            out.append(
+                b'AttributeBegin\nAttribute "identifier" "string name" ["mesh"]\n' + shapes[0] + b"AttributeEnd\n"
+            )
         return out
 
     def requests(self, request, values):

@@ -35,7 +35,9 @@ def tree(tmp_path):
     core.write(cmu_like_motion(core, 30), src / "a" / "walk.bvh")
     core.write(random_motion(frames=10), src / "a" / "b" / "run.bvh")
     (src / "a" / "bad.bvh").write_text("HIERARCHY\nROOT hips\n{\n  OFFSET 0 0\n}\n")
-    core.write(core.Markers(["p", "q"], np.random.default_rng(0).normal(0, 9, (12, 2, 3)), 100.0), src / "m" / "take.trc")
+    core.write(
+        core.Markers(["p", "q"], np.random.default_rng(0).normal(0, 9, (12, 2, 3)), 100.0), src / "m" / "take.trc"
+    )
     animation = two_bars(frames=5)
     core.write(core.mesh.MeshAnimation(animation.mesh, 24, animation.positions()), src / "cloth" / "bars.pc2")
     core.write(animation.mesh, src / "cloth" / "bars.obj")
@@ -62,7 +64,9 @@ def test_every_file_gets_an_outcome_and_bad_files_do_not_stop_the_run(capsys, tm
         "m/take.trc": "converted",
     }
     files = {os.path.relpath(f["source"], tree): f for f in report["files"]}
-    assert files["a/bad.bvh"]["message"].startswith(f"{tree / 'a' / 'bad.bvh'}, line 5: expected 3 numbers after OFFSET")
+    assert files["a/bad.bvh"]["message"].startswith(
+        f"{tree / 'a' / 'bad.bvh'}, line 5: expected 3 numbers after OFFSET"
+    )
     assert files["cloth/bars.pc2"]["message"] == "no --to format holds mesh animation (.memg, .pc2, .rib do)"
     assert files["a/walk.bvh"]["output"] == str(dst / "a" / "walk.htr") and files["a/walk.bvh"]["frames"] == 30
     assert report["counts"] == {"error": 1, "converted": 3, "skipped": 2} and report["targets"] == [".htr", ".trc"]
@@ -123,7 +127,10 @@ def test_outputs_two_files_would_share_are_errors(capsys, tmp_path, tree):
     files = {os.path.relpath(f["source"], tree): f for f in json.loads(out)["files"]}
     assert files["a/walk.bvh"]["status"] == "converted"
     assert files["a/walk.htr"]["status"] == "error"
-    assert files["a/walk.htr"]["message"] == f"{tmp_path / 'dst' / 'a' / 'walk.gtr'} is already the output of {tree / 'a' / 'walk.bvh'}"
+    assert (
+        files["a/walk.htr"]["message"]
+        == f"{tmp_path / 'dst' / 'a' / 'walk.gtr'} is already the output of {tree / 'a' / 'walk.bvh'}"
+    )
 
 
 def test_a_destination_inside_the_source_is_not_read_again(capsys, tree):
@@ -194,11 +201,13 @@ def _manifest(fmt):
 def test_a_dask_local_cluster_gives_the_outcomes_of_one_process(capsys, tmp_path, tree):
     distributed = pytest.importorskip("distributed")
     import dask
+
     run(capsys, "batch", tree, tmp_path / "local", "--to", "htr,trc", "-j", 1, "-q")
     scratch = {"temporary-directory": str(tmp_path / "scratch")}  # not the run's tempfile folder
-    with dask.config.set(scratch), distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
-    ) as cluster:
+    with (
+        dask.config.set(scratch),
+        distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster,
+    ):
         address = cluster.scheduler_address
         code, _, _ = run(capsys, "batch", tree, tmp_path / "dask", "--to", "htr,trc", "--scheduler", address, "-q")
     local, remote = (json.loads((tmp_path / d / "mocap-io-report.json").read_text()) for d in ("local", "dask"))

@@ -63,7 +63,10 @@ def test_info_table_and_json_agree_with_the_core(capsys, walk):
     assert rows["kind"].strip() == "motion" and rows["joints"].strip() == "31" and rows["frames"].strip() == "48"
     assert rows["fps"].strip() == f"{motion.fps:.10g} (Frame Time {motion.frame_time_text})"
     assert rows["units"].strip() == "not stated" and rows["up axis"].strip() == "+Y"
-    assert rows["channels"].strip() == "1 x Xposition Yposition Zposition Zrotation Xrotation Yrotation; 30 x Zrotation Xrotation Yrotation"
+    assert (
+        rows["channels"].strip()
+        == "1 x Xposition Yposition Zposition Zrotation Xrotation Yrotation; 30 x Zrotation Xrotation Yrotation"
+    )
     code, out, _ = run(capsys, "info", walk, "--json")
     info = json.loads(out)
     points = np.concatenate([motion.world_positions(), motion.end_site_positions()], axis=1).reshape(-1, 3)
@@ -186,7 +189,9 @@ def test_retarget_with_the_found_map_and_a_preset(capsys, tmp_path, walk):
     expected = core.retarget(source, target, bone_map)
     np.testing.assert_allclose(core.read(tmp_path / "out.htr").world_positions(), expected.world_positions(), atol=1e-5)
     preset.write_text(json.dumps({"Hips": "mixamorig:Hips", "LeftUpLeg": "mixamorig:LeftUpLeg"}))
-    code, _, _ = run(capsys, "retarget", walk, tmp_path / "rig.htr", tmp_path / "two.bvh", "--map", preset, "--root-scale", 2)
+    code, _, _ = run(
+        capsys, "retarget", walk, tmp_path / "rig.htr", tmp_path / "two.bvh", "--map", preset, "--root-scale", 2
+    )
     expected = core.retarget(source, target, json.loads(preset.read_text()), root_scale=2.0)
     assert code == 0
     np.testing.assert_allclose(core.read(tmp_path / "two.bvh").world_positions(), expected.world_positions(), atol=1e-4)
@@ -273,7 +278,9 @@ def test_a_bug_is_an_internal_error_with_its_traceback_on_request(capsys, tmp_pa
 
     monkeypatch.setattr(core, "resample", broken)
     code, _, err = run(capsys, "resample", walk, tmp_path / "x.bvh", "--fps", 30)
-    assert code == cli.INTERNAL and err.startswith("mocap-io: error: internal error: TypeError: a bug (run with --debug")
+    assert code == cli.INTERNAL and err.startswith(
+        "mocap-io: error: internal error: TypeError: a bug (run with --debug"
+    )
     assert "Traceback" not in err
     code, _, err = run(capsys, "resample", walk, tmp_path / "x.bvh", "--fps", 30, "--debug")
     assert code == cli.INTERNAL and "Traceback (most recent call last)" in err

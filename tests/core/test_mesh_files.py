@@ -52,7 +52,12 @@ def test_an_obj_sequence_holds_every_frame_of_a_mesh_animation(tmp_path):
     again = core.read(tmp_path / "bars_####.obj")
     assert again.frame_count == 4 and again.fps == 24.0
     core.write(again, tmp_path / "copy_##.obj")
-    assert sorted(p.name for p in tmp_path.glob("copy_*")) == ["copy_01.obj", "copy_02.obj", "copy_03.obj", "copy_04.obj"]
+    assert sorted(p.name for p in tmp_path.glob("copy_*")) == [
+        "copy_01.obj",
+        "copy_02.obj",
+        "copy_03.obj",
+        "copy_04.obj",
+    ]
 
 
 def test_a_sequence_needs_one_mesh_in_every_file(tmp_path):
@@ -76,7 +81,9 @@ def test_the_corpus_cloth_cache_is_a_mesh_animation_on_its_obj(tmp_path):
     assert animation.fps == 24.0 / sampling
     np.testing.assert_array_equal(animation.positions(), positions)
     core.write(animation, tmp_path / "copy.pc2")
-    assert (tmp_path / "copy.pc2").read_bytes() == (CLOTH / "basicCloth.pc2").read_bytes()  # float32 as read, start kept
+    assert (tmp_path / "copy.pc2").read_bytes() == (
+        CLOTH / "basicCloth.pc2"
+    ).read_bytes()  # float32 as read, start kept
 
 
 def test_a_cache_needs_a_mesh_of_as_many_vertices(tmp_path):

@@ -61,8 +61,12 @@ def test_spheres_sit_on_the_joints_and_cylinders_join_them(tmp_path):
         assert [a for name, a, _ in placed if name == "Sphere"] == [[0.5, -0.5, 0.5, 360]] * 4
         np.testing.assert_allclose([point(t) for t in spheres], joints[number - 1], atol=1e-4)
         bones = [(point(t), point(t, (0, 0, a[2]))) for name, a, t in placed if name == "Cylinder"]
-        expected = [(joints[number - 1, p], joints[number - 1, j]) for j, p in enumerate(motion.skeleton.parents) if p >= 0]
-        expected += [(joints[number - 1, p], ends[number - 1, e]) for e, p in enumerate(motion.skeleton.end_site_parents)]
+        expected = [
+            (joints[number - 1, p], joints[number - 1, j]) for j, p in enumerate(motion.skeleton.parents) if p >= 0
+        ]
+        expected += [
+            (joints[number - 1, p], ends[number - 1, e]) for e, p in enumerate(motion.skeleton.end_site_parents)
+        ]
         assert len(bones) == len(expected) == 5
         np.testing.assert_allclose(np.array(bones), np.array(expected), atol=1e-4)
     names = [a[2][0] for name, a in parsed if name == "Attribute" and a[:2] == ["identifier", "string name"]]
