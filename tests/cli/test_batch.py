@@ -221,3 +221,18 @@ def test_without_dask_the_scheduler_option_says_how_to_install_it(capsys, tmp_pa
     monkeypatch.setitem(__import__("sys").modules, "distributed", None)
     code, _, err = run(capsys, "batch", tree, tmp_path / "dst", "--to", "htr", "--scheduler", "tcp://127.0.0.1:1")
     assert code == cli.MISSING and "pip install 'mocap_io[batch]'" in err
+
+
+def test_an_interrupted_batch_reports_the_files_done(capsys, tmp_path, tree, monkeypatch):
+    real = batch.execute
+
+    def interrupted(tasks, **options):
+        outcomes = real(tasks, **options)
+        yield next(outcomes)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(batch, "execute", interrupted)
+    code, _, err = run(capsys, "batch", tree, tmp_path / "dst", "--to", "htr", "-j", 1)
+    report = json.loads((tmp_path / "dst" / "mocap-io-report.json").read_text())
+    assert code == cli.INTERRUPTED and err.endswith("mocap-io: error: interrupted\n")
+    assert report["interrupted"] and report["counts"] == {"error": 1, "skipped": 3}  # the first file: bad.bvh
