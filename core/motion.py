@@ -102,17 +102,20 @@ class Motion:
         """(F, J, 3) world position of every joint, file units."""
         return self._fk()[1]
 
-    def pose_extent(self, frame=0):
-        """(3,) extent of the joints and End Sites along each axis in one frame, file units."""
-        one = slice(frame, frame + 1 if frame != -1 else None)
-        pose = Motion(
+    def take(self, frames):
+        """A Motion of some frames of this one (`frames`: an index array or a slice), same skeleton and rate."""
+        return Motion(
             self.skeleton,
             self.fps,
-            self.euler[one],
+            self.euler[frames],
             self.euler_orders,
-            self.translations[one],
-            None if self.scales is None else self.scales[one],
+            self.translations[frames],
+            None if self.scales is None else self.scales[frames],
         )
+
+    def pose_extent(self, frame=0):
+        """(3,) extent of the joints and End Sites along each axis in one frame, file units."""
+        pose = self.take(slice(frame, frame + 1 if frame != -1 else None))
         return np.ptp(np.vstack([pose.world_positions()[0], pose.end_site_positions()[0]]), axis=0)
 
     def require_finite(self):

@@ -1,6 +1,7 @@
-"""`pip install .` gives the package `mocap_io` (the repository root) and nothing else: the wheel
-holds the add-on's and the core's modules, not tests/, tools/ or benchmarks/, and imports from
-any folder. (`pip install -e .` is what every requirements file does; conftest checks it.)"""
+"""`pip install .` gives the package `mocap_io` (the repository root) and the `mocap-io` command,
+nothing else: the wheel holds the add-on's, the core's and the command line's modules, not tests/,
+tools/ or benchmarks/, and imports from any folder. (`pip install -e .` is what every requirements
+file does; conftest checks it.)"""
 
 import pathlib
 import shutil
@@ -29,9 +30,13 @@ def test_pip_install_gives_the_package_and_nothing_else(tmp_path):
     shutil.copytree(ROOT, source, ignore=not_copied)
     pip("wheel", "-w", str(tmp_path / "wheels"), str(source))
     (wheel,) = (tmp_path / "wheels").glob("mocap_io-*.whl")
-    modules = {p.relative_to(ROOT).as_posix() for folder in ("core", "addon") for p in (ROOT / folder).rglob("*.py")}
-    names = {n for n in zipfile.ZipFile(wheel).namelist() if ".dist-info/" not in n}
-    assert names == {f"mocap_io/{m}" for m in {"__init__.py", *modules}}
+    folders = ("core", "addon", "cli")
+    modules = {p.relative_to(ROOT).as_posix() for folder in folders for p in (ROOT / folder).rglob("*.py")}
+    archive = zipfile.ZipFile(wheel)
+    names = {n for n in archive.namelist() if ".dist-info/" not in n}
+    assert names == {f"mocap_io/{m}" for m in {"__init__.py", "__main__.py", *modules}}
+    (entry_points,) = [n for n in archive.namelist() if n.endswith(".dist-info/entry_points.txt")]
+    assert "mocap-io = mocap_io.cli:run" in archive.read(entry_points).decode()
 
     pip("install", "--target", str(tmp_path / "site"), str(wheel))
     check = (

@@ -1,10 +1,11 @@
 """Every code block of README.md runs, so the README cannot drift from the code.
 
 Blocks are fenced with their language. Python blocks run verbatim in a scratch copy of the
-checkout holding walk.bvh (a generated take). Shell blocks run there command by command:
-`.venv/bin/python` is this test's interpreter, a `pip install -r` is checked against the running
-environment (the one those commands made), and `blender --background --python-expr EXPR` runs EXPR
-in the bpy module with the add-on registered, as the installed extension is in Blender.
+checkout holding walk.bvh (a generated take) and a folder takes/ of a few more. Shell blocks run
+there command by command: `.venv/bin/python` is this test's interpreter, a `pip install -r` is
+checked against the running environment (the one those commands made), `mocap-io` is the command
+line of this checkout, and `blender --background --python-expr EXPR` runs EXPR in the bpy module
+with the add-on registered, as the installed extension is in Blender.
 """
 
 import importlib.metadata
@@ -38,10 +39,13 @@ def test_every_code_block_is_fenced_with_a_language_the_test_runs():
 
 @pytest.fixture(scope="module")
 def checkout(tmp_path_factory):
-    """A copy of the checkout's files (no venvs, caches or outputs) with walk.bvh in it."""
+    """A copy of the checkout's files (no venvs, caches or outputs) with walk.bvh and takes/ in it."""
     folder = tmp_path_factory.mktemp("readme") / "mocap_io"
     shutil.copytree(ROOT, folder, ignore=NOT_COPIED)
     core.write(cmu_like_motion(core, 120), folder / "walk.bvh")
+    (folder / "takes" / "run").mkdir(parents=True)
+    core.write(cmu_like_motion(core, 60, seed=1), folder / "takes" / "walk.bvh")
+    core.write(cmu_like_motion(core, 90, fps=30.0, seed=2), folder / "takes" / "run" / "jog.htr")
     return folder
 
 
@@ -71,6 +75,8 @@ def run_shell_command(words, folder):
             pass  # this run
         case [".venv/bin/python", script, *arguments]:
             run([sys.executable, script, *arguments], folder)
+        case ["mocap-io", *arguments]:
+            run([sys.executable, "-m", "mocap_io", *arguments], folder)
         case ["blender", "--background", "--python-expr", expression]:
             run([sys.executable, "-c", f"import bpy, mocap_io; mocap_io.register(); {expression}"], folder)
         case _:

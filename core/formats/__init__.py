@@ -1,40 +1,91 @@
 """The formats wing: one module (or package) per file format, and the registry behind
-`core.read` / `core.write`, which choose the format module by file extension."""
+`core.read` / `core.write`, which choose the format module by file extension.
+
+A file name with a run of `#` (``frame_####.obj``) names a sequence, one file per frame, the
+frame number in place of the `#`s (zero-padded to their count): OBJ sequences read and write mesh
+animations that way, and the RIB writer writes one file per frame.
+"""
 
 import importlib
 import os
 
-# extension -> (module inside core.formats, reader function, writer function or None)
+from ..markers import Markers
+from ..mesh import Mesh, MeshAnimation
+from ..motion import Motion
+
+MODELS = (Motion, Markers, Mesh, MeshAnimation)
+
+# extension -> (module inside core.formats, reader function or None, writer function or None, what the writer takes)
 _FORMATS = {
-    ".bvh": ("bvh", "read_bvh", "write_bvh"),
-    ".htr": ("htr", "read_htr", "write_htr"),
-    ".gtr": ("htr", "read_htr", "write_gtr"),
-    ".c3d": ("c3d", "read_c3d", "write_c3d"),
-    ".trc": ("trc", "read_trc", "write_trc"),
-    ".asf": ("asf", "read_acclaim", "write_acclaim"),
-    ".amc": ("asf", "read_acclaim", "write_amc"),
-    ".obj": ("obj", "read_obj", "write_obj"),
-    ".memg": ("memg", "read_memg", "write_memg"),
+    ".bvh": ("bvh", "read_bvh", "write_bvh", (Motion,)),
+    ".htr": ("htr", "read_htr", "write_htr", (Motion,)),
+    ".gtr": ("htr", "read_htr", "write_gtr", (Motion,)),
+    ".asf": ("asf", "read_acclaim", "write_acclaim", (Motion,)),
+    ".amc": ("asf", "read_acclaim", "write_amc", (Motion,)),
+    ".c3d": ("c3d", "read_c3d", "write_c3d", (Markers,)),
+    ".trc": ("trc", "read_trc", "write_trc", (Markers,)),
+    ".obj": ("obj", "read_obj", "write_obj", (Mesh,)),
+    ".memg": ("memg", "read_memg", "write_memg", (MeshAnimation,)),
+    ".pc2": ("pc2", "read_pc2_animation", "write_pc2_animation", (MeshAnimation,)),
+    ".rib": ("rib", None, "write_rib", MODELS),
 }
+_SEQUENCES = {".obj": ("obj", "read_obj_sequence", "write_obj_sequence", (MeshAnimation,))}  # "frame_####.obj"
+
+
+def is_sequence(path):
+    """Whether `path` names a sequence of files: its file name holds a run of '#'."""
+    return "#" in os.path.basename(str(path))
+
+
+def _row(path):
+    ext = os.path.splitext(str(path))[1].lower()
+    row = (_SEQUENCES if is_sequence(path) and ext in _SEQUENCES else _FORMATS).get(ext)
+    return ext, row
 
 
 def _entry(path, index, verb):
-    ext = os.path.splitext(str(path))[1].lower()
-    try:
-        module, *functions = _FORMATS[ext]
-    except KeyError:
+    ext, row = _row(path)
+    if row is None:
         known = ", ".join(sorted(_FORMATS))
-        raise ValueError(f"{path}: cannot {verb} '{ext or 'no extension'}' files (known: {known})") from None
+        raise ValueError(f"{path}: cannot {verb} '{ext or 'no extension'}' files (known: {known})")
+    module, *functions, _ = row
     if functions[index] is None:
         raise ValueError(f"{path}: {verb} is not supported for '{ext}' files")
     return getattr(importlib.import_module("." + module, __package__), functions[index])
 
 
+def reader(path):
+    """The reader function for `path`, chosen by extension (ValueError if there is none)."""
+    return _entry(path, 0, "read")
+
+
+def writer(path):
+    """The writer function for `path`, chosen by extension (ValueError if there is none)."""
+    return _entry(path, 1, "write")
+
+
+def writes(path):
+    """The model classes (Motion, Markers, Mesh, MeshAnimation) a writer for `path` takes; () if none."""
+    _, row = _row(path)
+    return row[3] if row is not None and row[2] is not None else ()
+
+
+def reads(path):
+    """The model class the reader for `path` returns (every reader returns what its writer takes), or None."""
+    _, row = _row(path)
+    return row[3][0] if row is not None and row[1] is not None else None
+
+
+def extensions(verb):
+    """Sorted extensions that can be read (`verb` "read") or written ("write")."""
+    index = {"read": 1, "write": 2}[verb]
+    return sorted(ext for ext, row in _FORMATS.items() if row[index] is not None)
+
+
 def read(path, **options):
-    """Read a motion, marker or mesh file; the reader is chosen by extension (.bvh, .htr, .gtr, .c3d, .trc, .obj,
-    .memg)."""
-    """Read a motion or mesh file; the reader is chosen by extension (.bvh, .asf, .amc, .obj, .memg)."""
-    return _entry(path, 0, "read")(path, **options)
+    """Read a motion (.bvh, .htr, .gtr, .asf, .amc), markers (.c3d, .trc), a mesh (.obj) or a mesh
+    animation (.memg, .pc2, an OBJ sequence "frame_####.obj"); the reader is chosen by extension."""
+    return reader(path)(path, **options)
 
 
 def write(data, path, **options):
@@ -42,4 +93,4 @@ def write(data, path, **options):
 
     Returns what the writer returns (for .memg: the encoded MeshAnimation, with its `max_error`).
     """
-    return _entry(path, 1, "write")(data, path, **options)
+    return writer(path)(data, path, **options)

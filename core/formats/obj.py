@@ -5,6 +5,9 @@ every index form (v, v/vt, v//vn, v/vt/vn, negative = relative), polygons of any
 names on one line: a face in several groups), o, usemtl, mtllib, s (off, a number up to 2^31 - 1,
 or a name: smooth), comments, line continuations, any line endings. Other statements (l, p,
 curves) are skipped. Numbers must be finite decimals, indices in range; errors name the line.
+
+An OBJ sequence (``frame_####.obj``, one file per frame, see core.sequence) is a MeshAnimation:
+`read_obj_sequence` / `write_obj_sequence`.
 """
 
 import re
@@ -13,8 +16,9 @@ import numpy as np
 
 from ..atomic import atomic_write
 from ..errors import ParseError, require_finite
-from ..mesh import Mesh
+from ..mesh import Mesh, MeshAnimation
 from ..numtext import format_table, parse_table
+from ..sequence import find_frames, frame_path
 
 _MISSING = np.iinfo(np.int64).min  # a corner without uv or normal
 _LARGEST = 1 << 62  # no index read is larger, so none is mistaken for _MISSING or overflows
@@ -235,8 +239,9 @@ def obj_vertices(mesh, vertices=None):
     return vertices
 
 
-def write_obj_to(f, mesh, vertices, precision=6):
-    """Write the OBJ text of `mesh` with `vertices` (see obj_vertices) to the open binary file `f`."""
+def write_obj_to(f, mesh, vertices, precision=6, faces=None):
+    """Write the OBJ text of `mesh` with `vertices` (see obj_vertices) to the open binary file `f`
+    (`faces`: the face statements, if already made by `face_text`)."""
     f.write(b"# written by Mocap I/O\n")
     for library in mesh.material_libraries:
         f.write(f"mtllib {library}\n".encode())
@@ -245,11 +250,51 @@ def write_obj_to(f, mesh, vertices, precision=6):
         if len(table):
             lines = format_table(table, precision).splitlines(keepends=True)
             f.write(b"".join(key.encode() + b" " + line for line in lines))
-    f.write(_faces(mesh).encode())
+    f.write(face_text(mesh) if faces is None else faces)
 
 
-def _faces(mesh):
-    """The f/g/o/usemtl/s statements, switching state only where it changes."""
+def read_obj_sequence(pattern, *, fps=24.0):
+    """A dense MeshAnimation of an OBJ sequence (``frame_####.obj``: every file of the pattern, in
+    frame order): the first file's mesh, every file's vertex positions. Every file must have the
+    first one's faces. The files hold no frame rate: `fps` (default 24, Blender's default)."""
+    found = find_frames(pattern)
+    meshes = [read_obj(path) for _, path in found]
+    first = meshes[0]
+    for (_, path), mesh in zip(found[1:], meshes[1:]):
+        if not (
+            len(mesh.vertices) == len(first.vertices)
+            and np.array_equal(mesh.face_sizes, first.face_sizes)
+            and np.array_equal(mesh.face_vertices, first.face_vertices)
+        ):
+            raise ParseError(
+                path,
+                f"{len(mesh.vertices)} vertices and {len(mesh.face_sizes)} faces: a sequence needs the first "
+                f"file's mesh in every file ({found[0][1]}: {len(first.vertices)} vertices, "
+                f"{len(first.face_sizes)} faces, the same faces)",
+            )
+    animation = MeshAnimation(first, fps, np.stack([m.vertices for m in meshes]))
+    animation.first_frame = found[0][0]
+    return animation
+
+
+def write_obj_sequence(animation, pattern, *, precision=6, first_frame=None):
+    """Write every frame of a MeshAnimation as an OBJ file of the sequence `pattern` (``frame_####.obj``),
+    numbered from `first_frame` (default: the one read, else 1); each file is written atomically.
+    Returns the paths written."""
+    first_frame = getattr(animation, "first_frame", 1) if first_frame is None else int(first_frame)
+    positions = animation.positions()
+    require_finite(positions, lambda frame, row, column: f"frame {frame}, 'v' row {row + 1}, value {column + 1}")
+    obj_vertices(animation.mesh)  # the other tables
+    faces = face_text(animation.mesh)
+    paths = [frame_path(pattern, first_frame + frame) for frame in range(len(positions))]
+    for path, vertices in zip(paths, positions):
+        with atomic_write(path) as f:
+            write_obj_to(f, animation.mesh, vertices, precision, faces)
+    return paths
+
+
+def face_text(mesh):
+    """The f/g/o/usemtl/s statements of `mesh` (bytes), switching state only where it changes."""
     membership = [[] for _ in range(len(mesh.face_sizes))]
     for name, faces in mesh.groups.items():
         for face in faces:
@@ -282,4 +327,4 @@ def _faces(mesh):
                 text += f"/{uv + 1}"
             corners.append(text)
         out.append("f " + " ".join(corners))
-    return "\n".join(out) + "\n" if out else ""
+    return ("\n".join(out) + "\n" if out else "").encode()

@@ -1,10 +1,20 @@
 """PC2 point caches ("POINTCACHE2"): vertex positions per sample, float32, as Blender's Mesh Cache
-modifier reads them."""
+modifier reads them.
+
+`read_pc2` / `write_pc2` handle the arrays; `read_pc2_animation` / `write_pc2_animation` (behind
+core.read / core.write) a MeshAnimation, whose mesh comes from an .obj (a cache holds no faces).
+"""
+
+import os
 
 import numpy as np
 
 from ..atomic import atomic_write
 from ..errors import ParseError, first_nonfinite, require_finite
+from ..mesh import MeshAnimation
+from .obj import read_obj
+
+DEFAULT_FPS = 24.0  # a cache counts samples in scene frames and stores no rate: Blender's default scene rate
 
 _MAGIC = b"POINTCACHE2\0"
 _HEADER = np.dtype(
@@ -62,3 +72,28 @@ def write_pc2(path, positions, start=0.0, sampling=1.0):
     with atomic_write(path) as f:
         f.write(header.tobytes())
         f.write(np.ascontiguousarray(positions).tobytes())
+
+
+def read_pc2_animation(path, *, obj=None, fps=None):
+    """A dense MeshAnimation of a PC2 cache on the mesh of `obj` (default: the .obj of the same name
+    beside it), whose vertices are the cache's points in order. The cache counts samples in scene
+    frames: the animation's rate is `fps` (default 24) / the cache's sampling step. The cache's start
+    frame is kept as the animation's `start`."""
+    obj = obj if obj is not None else os.path.splitext(str(path))[0] + ".obj"
+    if not os.path.exists(obj):
+        raise ParseError(path, f"a PC2 cache holds no faces and there is no .obj beside it ({obj}); pass obj=...")
+    mesh = read_obj(obj)
+    positions, start, sampling = read_pc2(path)
+    if positions.shape[1] != len(mesh.vertices):
+        raise ParseError(path, f"{positions.shape[1]} points, but {obj} has {len(mesh.vertices)} vertices", offset=16)
+    animation = MeshAnimation(mesh, (DEFAULT_FPS if fps is None else fps) / sampling, positions.astype(float))
+    animation.start = start
+    return animation
+
+
+def write_pc2_animation(animation, path, *, start=None):
+    """Write a MeshAnimation's vertex positions (every frame, float32) as a PC2 cache, sampling step 1;
+    `start` (default: the animation's `start` if it was read from a cache, else 0) is the first
+    sample's scene frame. Only the cache is written: Blender's Mesh Cache plays it on the mesh it
+    modifies (write the mesh with core.write(animation.mesh, "x.obj") if needed)."""
+    write_pc2(path, animation.positions(), getattr(animation, "start", 0.0) if start is None else start)

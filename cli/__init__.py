@@ -1,0 +1,445 @@
+"""The `mocap-io` command (also `python -m mocap_io`): argument parsing, messages and exit codes. The
+work is the core's; `batch` and `preview` live in modules of their own."""
+
+import argparse
+import json
+import os
+import sys
+import traceback
+import warnings
+
+from ..core import formats
+from ..core.errors import ParseError
+from . import files
+
+OK = 0
+FILES_FAILED = 1  # batch: some files failed (the report names them); the others are done
+USAGE = 2  # bad arguments (argparse's own code)
+BAD_INPUT = 3  # an input file is malformed
+CANNOT = 4  # the data cannot go where asked (another kind of data, values the format cannot hold)
+OS_ERROR = 5  # a file cannot be read or written (missing, permissions, disk full)
+MISSING = 6  # an optional dependency is not installed
+INTERNAL = 70  # a bug (EX_SOFTWARE): please report it with the --debug traceback
+INTERRUPTED = 130  # Ctrl-C
+
+EXIT_CODES = f"""exit codes:
+  {OK}    success
+  {FILES_FAILED}    batch: some files failed (the report lists each with its message)
+  {USAGE}    bad arguments
+  {BAD_INPUT}    an input file is malformed (the message names file, line or byte offset)
+  {CANNOT}    the data cannot be written as asked (another kind of data, values the format cannot hold)
+  {OS_ERROR}    a file cannot be read or written (missing, permissions, disk full)
+  {MISSING}    an optional dependency is missing (Pillow for preview, Dask for --scheduler)
+  {INTERNAL}   internal error (a bug: --debug shows the traceback)
+  {INTERRUPTED}  interrupted"""
+
+
+class MissingDependency(RuntimeError):
+    """An optional dependency is not installed; the message says how to install it."""
+
+
+class UsageError(ValueError):
+    """Arguments that do not fit together (found after parsing)."""
+
+
+def main(argv=None):
+    """Run the command line `argv` (default: sys.argv[1:]); returns the exit code."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help(sys.stderr)
+        return USAGE
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore" if args.quiet else "default")
+        warnings.showwarning = _show_warning
+        try:
+            return args.run(args)
+        except KeyboardInterrupt:
+            _error("interrupted")
+            return INTERRUPTED
+        except Exception as error:  # every error becomes one message and an exit code
+            code = _exit_code(error)
+            if args.debug:
+                traceback.print_exc(file=sys.stderr)
+            _error(_message(error, code))
+            return code
+
+
+def _exit_code(error):
+    if isinstance(error, ParseError):
+        return BAD_INPUT
+    if isinstance(error, MissingDependency):
+        return MISSING
+    if isinstance(error, UsageError):
+        return USAGE
+    if isinstance(error, OSError):
+        return OS_ERROR
+    if isinstance(error, (ValueError, MemoryError)):
+        return CANNOT
+    return INTERNAL
+
+
+def _message(error, code):
+    if code == INTERNAL:
+        return f"internal error: {type(error).__name__}: {error} (run with --debug for the traceback, and report it)"
+    if isinstance(error, OSError) and error.filename is not None and error.strerror:
+        return f"{error.filename}: {error.strerror}"
+    return str(error) or type(error).__name__
+
+
+def _error(message):
+    print(f"mocap-io: error: {files.shown(message)}", file=sys.stderr)
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None):
+    print(f"mocap-io: warning: {files.shown(str(message))}", file=sys.stderr)
+
+
+def _parser():
+    parser = argparse.ArgumentParser(
+        prog="mocap-io",
+        description="Motion-capture and animated-mesh files without Blender: inspect, convert, resample, "
+        f"retarget, preview, render to RIB, convert whole folders. Reads {', '.join(formats.extensions('read'))}; "
+        f"writes {', '.join(formats.extensions('write'))}.",
+        epilog="Run 'mocap-io COMMAND --help' for each command's options and examples.\n\n" + EXIT_CODES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    parser.set_defaults(command=None, quiet=False, debug=False)
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--debug", action="store_true", help="show the traceback of an error")
+    common.add_argument("-q", "--quiet", action="store_true", help="no warnings, no progress")
+    reading = argparse.ArgumentParser(add_help=False)
+    group = reading.add_argument_group("reading (each format takes the options it has)")
+    group.add_argument("--from", dest="from_format", metavar="EXT", help="format of an input given as '-' (stdin)")
+    strict = group.add_mutually_exclusive_group()
+    strict.add_argument("--strict", action="store_const", const=True, help="reject what lenient readers accept")
+    strict.add_argument(
+        "--lenient", dest="strict", action="store_const", const=False, help="read what a strict reader would reject"
+    )
+    group.add_argument("--input-fps", type=_positive, metavar="FPS", help="rate of AMC, PC2 and OBJ sequences")
+    group.add_argument("--skeleton", metavar="ASF", help="the .asf of an .amc (default: the one beside it)")
+    group.add_argument("--obj", metavar="OBJ", help="the mesh of a .memg or .pc2 (default: the .obj beside it)")
+    writing = argparse.ArgumentParser(add_help=False)
+    group = writing.add_argument_group("writing (each format takes the options it has)")
+    group.add_argument("--precision", type=int, metavar="N", help="decimals of text formats (default 6)")
+    group.add_argument("--rotation-order", metavar="ORDER", help="BVH: one Euler order for every joint (ZXY, ...)")
+    group.add_argument(
+        "--position-joints", choices=("root", "all"), help="BVH: position channels on the root or every joint"
+    )
+    group.add_argument("--tolerance", type=_positive, help="MEMG: encoding tolerance (relative, default 0.001)")
+    commands = parser.add_subparsers(title="commands", metavar="COMMAND")
+
+    def command(name, run, summary, examples, parents=(common,)):
+        sub = commands.add_parser(
+            name,
+            parents=list(parents),
+            help=summary,
+            description=summary,
+            epilog="examples:\n" + "\n".join(f"  {e}" for e in examples) + "\n\n" + EXIT_CODES,
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+        sub.set_defaults(command=name, run=run, from_format=None, to_format=None)
+        if writing in parents and name != "batch":
+            sub.add_argument("--to", dest="to_format", metavar="EXT", help="format of an output given as '-' (stdout)")
+        return sub
+
+    sub = command(
+        "info",
+        _info,
+        "What a file holds: skeleton, frames, rate, duration, units, channel layout, bounds.",
+        ["mocap-io info walk.bvh", "mocap-io info walk.bvh --json", "cat walk.bvh | mocap-io info - --from bvh"],
+        (common, reading),
+    )
+    sub.add_argument("inputs", nargs="+", metavar="FILE", help="files to describe ('-': standard input)")
+    sub.add_argument("--json", action="store_true", help="one JSON object per file, one per line")
+
+    sub = command(
+        "convert",
+        _convert,
+        "Convert a file to another format (chosen by the output's extension).",
+        [
+            "mocap-io convert walk.bvh walk.htr",
+            "mocap-io convert take.c3d take.trc",
+            "mocap-io convert cloth.pc2 cloth.memg --tolerance 0.0005",
+            "mocap-io convert cloth.memg 'frames/cloth_####.obj'   (one OBJ per frame)",
+            "mocap-io convert walk.bvh - --to htr > walk.htr",
+        ],
+        (common, reading, writing),
+    )
+    sub.add_argument("input", help="file to read ('-': standard input, with --from)")
+    sub.add_argument("output", help="file to write ('-': standard output, with --to)")
+
+    sub = command(
+        "resample",
+        _resample,
+        "Resample a motion to another frame rate (slerp or spline rotations).",
+        ["mocap-io resample in.bvh out.bvh --fps 30", "mocap-io resample in.bvh out.bvh --fps 60 --rotation spline"],
+        (common, reading, writing),
+    )
+    sub.add_argument("input")
+    sub.add_argument("output")
+    sub.add_argument("--fps", type=_positive, required=True, help="the output's frame rate")
+    sub.add_argument("--start", type=float, metavar="SECONDS", help="first output time (default: the first frame)")
+    sub.add_argument("--end", type=float, metavar="SECONDS", help="last output time (default: the last frame)")
+    sub.add_argument("--loop", action="store_true", help="the take is a cycle: its end blends into its start")
+    sub.add_argument("--rotation", choices=("slerp", "spline"), default="slerp")
+    sub.add_argument("--translation", choices=("linear", "cubic"), default="linear")
+
+    sub = command(
+        "retarget",
+        _retarget,
+        "Move another skeleton (the rest pose of TARGET, any motion file) like SOURCE.",
+        [
+            "mocap-io retarget walk.bvh rig.bvh walk_on_rig.bvh",
+            "mocap-io retarget walk.bvh rig.htr out.htr --map walk_to_rig.json",
+            "mocap-io retarget walk.bvh rig.bvh out.bvh --save-map walk_to_rig.json   (edit it, then use --map)",
+        ],
+        (common, reading, writing),
+    )
+    sub.add_argument("source", help="the motion")
+    sub.add_argument("target", help="a file whose skeleton (rest pose) receives the motion")
+    sub.add_argument("output")
+    sub.add_argument("--map", metavar="JSON", help='a bone map preset {"source joint": "target joint", ...}')
+    sub.add_argument("--save-map", metavar="JSON", help="write the bone map used (found or given) as a preset")
+    sub.add_argument("--root-scale", default="legs", help="'legs' (default: by leg length ratio) or a number")
+    sub.add_argument("--fix-feet", action="store_true", help="keep feet still where the source's feet stand")
+
+    sub = command(
+        "preview",
+        _preview,
+        "A picture of a file at a glance: PNG stick figures (wireframes for meshes) at evenly spaced frames in "
+        "three views with joint-speed plots, or an animated GIF.",
+        [
+            "mocap-io preview walk.bvh walk.png",
+            "mocap-io preview walk.bvh walk.png --size 1600x1000 --poses 12",
+            "mocap-io preview walk.bvh walk.gif",
+            "mocap-io preview cloth.pc2 cloth.png",
+        ],
+        (common, reading),
+    )
+    sub.add_argument("input")
+    sub.add_argument("output", help="a .png (the sheet) or a .gif (the motion playing); '-': PNG to stdout")
+    sub.add_argument("--size", type=_size, metavar="WxH", help="image size (default 1200x800; GIF 960x360)")
+    sub.add_argument("--poses", type=int, default=None, metavar="N", help="poses drawn per view (default 8; meshes 4)")
+    sub.add_argument("--up", choices=("x", "y", "z", "-x", "-y", "-z"), help="the up axis (default: found)")
+    sub.add_argument("--gif-fps", type=_positive, default=25.0, metavar="FPS", help="GIF: at most this many frames/s")
+
+    sub = command(
+        "rib",
+        _rib,
+        "Write RenderMan RIB: stick figures (spheres and cylinders), markers as spheres, meshes as "
+        "PointsPolygons; one file of frames, or one file per frame (a '#' run in OUTPUT).",
+        [
+            "mocap-io rib walk.bvh walk.rib",
+            "mocap-io rib walk.bvh 'rib/walk_####.rib' --frames 1-100 --step 2",
+            "mocap-io rib cloth.pc2 cloth.rib --include lights.rib --motion-blur",
+        ],
+        (common, reading),
+    )
+    sub.add_argument("input")
+    sub.add_argument("output", help="the .rib ('walk_####.rib': a file per frame; '-': standard output)")
+    sub.add_argument("--frames", type=_range, metavar="FIRST-LAST", help="frames to write, from 1 (default: all)")
+    sub.add_argument("--step", type=int, default=1, metavar="N", help="every Nth frame")
+    sub.add_argument("--radius", type=_positive, help="joint sphere radius, file units (default: 1%% of the size)")
+    sub.add_argument("--shader", default="plastic", help="surface shader (default plastic)")
+    sub.add_argument("--include", action="append", default=[], metavar="RIB", help="archive read into each frame")
+    sub.add_argument("--resolution", type=_size, default=(640, 480), metavar="WxH", help="image size (640x480)")
+    sub.add_argument("--fov", type=_positive, default=40.0, metavar="DEGREES", help="field of view (40)")
+    sub.add_argument("--motion-blur", action="store_true", help="move geometry to the next frame while open")
+    sub.add_argument("--scene", help="##Scene name (default: the file name)")
+
+    sub = command(
+        "batch",
+        _batch,
+        "Convert (--to) or describe (no --to) every file under SOURCE, on all cores or a Dask cluster; "
+        "resumable (outputs newer than their inputs are kept); never stops at a bad file; a report at the end.",
+        [
+            "mocap-io batch mocap/ out/ --to htr --report report.json",
+            "mocap-io batch mocap/ out/ --to bvh,trc,pc2,obj --report report.json --report report.csv",
+            "mocap-io batch mocap/ --report summary.csv                 (describe every file)",
+            "mocap-io batch /shared/mocap /shared/out --to htr --scheduler tcp://10.0.0.5:8786",
+        ],
+        (common, reading, writing),
+    )
+    sub.add_argument("source", help="a folder (searched recursively) or a file")
+    sub.add_argument("destination", nargs="?", help="output folder (the source's tree is mirrored)")
+    sub.add_argument(
+        "--to",
+        dest="targets",
+        type=_targets,
+        metavar="EXT[,EXT...]",
+        help="output formats: each file goes to the first that holds its kind of data (motion, markers, mesh)",
+    )
+    sub.add_argument(
+        "--report",
+        action="append",
+        default=[],
+        metavar="PATH",
+        type=_report,
+        help="report (.json or .csv; '-': JSON on stdout; repeatable). Default: "
+        "DESTINATION/mocap-io-report.json and .csv, or JSON on stdout without --to",
+    )
+    sub.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1, help="worker processes (all cores)")
+    sub.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="run on this Dask distributed scheduler")
+    sub.add_argument("--force", action="store_true", help="convert even where the output is newer than the input")
+    return parser
+
+
+def _version():
+    try:
+        from importlib.metadata import version
+
+        return version("mocap_io")
+    except Exception:  # not installed as a distribution
+        return "unknown"
+
+
+def _positive(text):
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be positive: {text}")
+    return value
+
+
+def _size(text):
+    try:
+        width, height = (int(v) for v in text.lower().split("x"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected WIDTHxHEIGHT (1200x800), not {text!r}") from None
+    if not (16 <= width <= 16384 and 16 <= height <= 16384):
+        raise argparse.ArgumentTypeError(f"{text}: width and height must be 16 to 16384 pixels")
+    return width, height
+
+
+def _range(text):
+    """FIRST-LAST (from 1, inclusive; either may be left out) as a (first, last) pair of ints or None."""
+    first, dash, last = text.partition("-")
+    try:
+        pair = (int(first) if first else None, int(last) if last else None) if dash else (int(text), int(text))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected FIRST-LAST (1-100, 10-, -50), not {text!r}") from None
+    if any(v is not None and v < 1 for v in pair):
+        raise argparse.ArgumentTypeError(f"{text}: frames count from 1")
+    return pair
+
+
+def _report(text):
+    if text != "-" and os.path.splitext(text)[1].lower() not in (".json", ".csv"):
+        raise argparse.ArgumentTypeError(f"{text}: a report is a .json or a .csv file (or '-')")
+    return text
+
+
+def _targets(text):
+    targets = ["." + t.strip().lower().lstrip(".") for t in text.split(",") if t.strip()]
+    unknown = [t for t in targets if t not in formats.extensions("write")]
+    if unknown or not targets:
+        raise argparse.ArgumentTypeError(
+            f"cannot write {', '.join(unknown) or 'nothing'} (formats: {', '.join(formats.extensions('write'))})"
+        )
+    return targets
+
+
+def _info(args):
+    from .info import summary, table
+
+    for path in args.inputs:
+        data = files.read(path, files.read_options(args), args.from_format)
+        info = summary(data, "<stdin>" if path == files.STDIO else path)
+        if args.json:
+            print(json.dumps(info, ensure_ascii=False))
+        else:
+            print(table(info), end="\n" if len(args.inputs) > 1 else "")
+    return OK
+
+
+def _convert(args):
+    data = files.read(args.input, files.read_options(args), args.from_format)
+    files.write(data, args.output, files.write_options(args), args.to_format)
+    return OK
+
+
+def _motion(args, path):
+    from ..core.motion import Motion
+
+    data = files.read(path, files.read_options(args), args.from_format)
+    if not isinstance(data, Motion):
+        raise files.CannotConvert(f"{path}: holds {type(data).__name__}; {args.command} works on motions")
+    return data
+
+
+def _resample(args):
+    from ..core import resample
+
+    motion = resample(
+        _motion(args, args.input),
+        args.fps,
+        start=args.start,
+        end=args.end,
+        loop=args.loop,
+        rotation=args.rotation,
+        translation=args.translation,
+    )
+    files.write(motion, args.output, files.write_options(args), args.to_format)
+    return OK
+
+
+def _retarget(args):
+    from ..core import auto_map, retarget
+    from ..core.bone_map import load_preset, save_preset
+
+    source, target = _motion(args, args.source), _motion(args, args.target)
+    bone_map = load_preset(args.map) if args.map else auto_map(source.skeleton, target.skeleton)
+    if not bone_map:
+        raise files.CannotConvert(f"no joints of {args.source} and {args.target} could be paired: give --map")
+    root_scale = args.root_scale if args.root_scale == "legs" else _positive(args.root_scale)
+    motion = retarget(source, target.skeleton, bone_map, root_scale=root_scale, fix_feet=args.fix_feet)
+    if args.save_map:
+        save_preset(bone_map, args.save_map)
+    files.write(motion, args.output, files.write_options(args), args.to_format)
+    return OK
+
+
+def _preview(args):
+    from .preview import preview
+
+    data = files.read(args.input, files.read_options(args), args.from_format)
+    preview(data, args.output, size=args.size, poses=args.poses, up=args.up, gif_fps=args.gif_fps, title=args.input)
+    return OK
+
+
+def _rib(args):
+    import numpy as np
+
+    data = files.read(args.input, files.read_options(args), args.from_format)
+    first, last = args.frames or (None, None)
+    if args.step < 1:
+        raise UsageError(f"--step must be 1 or more, not {args.step}")
+    frames = np.arange(data.frame_count if hasattr(data, "frame_count") else 1)
+    frames = frames[(first or 1) - 1 : last : args.step]
+    options = {
+        "frames": frames,
+        "radius": args.radius,
+        "shader": args.shader,
+        "include": args.include,
+        "resolution": args.resolution,
+        "fov": args.fov,
+        "motion_blur": args.motion_blur,
+        "scene": args.scene,
+    }
+    files.write(data, args.output, options, "rib")
+    return OK
+
+
+def _batch(args):
+    from .batch import command
+
+    return command(args)
+
+
+def run():
+    """The console script `mocap-io`: main() as the process's exit status."""
+    sys.exit(main())

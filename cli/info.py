@@ -1,0 +1,124 @@
+"""`mocap-io info`: what a file holds, as a table or as JSON."""
+
+import os
+
+import numpy as np
+
+from ..core.figure import Figure
+from ..core.markers import Markers
+from ..core.mesh import Mesh, MeshAnimation
+from ..core.motion import Motion
+
+
+def summary(data, path):
+    """A JSON-ready dict describing `data` read from `path`: kind, sizes, rate, units, bounds."""
+    figure = Figure(data)
+    out = {"file": str(path), "format": os.path.splitext(str(path))[1].lstrip(".").lower() or None}
+    if isinstance(data, Motion):
+        out |= _motion(data)
+    elif isinstance(data, Markers):
+        out |= _markers(data)
+    else:
+        out |= _mesh(data)
+    if figure.frame_count:
+        low, high = figure.bounds()
+        out["bounds"] = {"min": _rounded(low), "max": _rounded(high)}
+        up = int(np.argmax(np.abs(figure.up)))
+        out["up_axis"] = ("-" if figure.up[up] < 0 else "+") + "XYZ"[up]
+    return out
+
+
+def _rounded(values):
+    return [float(f"{v:.6g}") for v in values]
+
+
+def _timing(frames, rate):
+    return {"frames": int(frames), "fps": rate, "duration": frames / rate}
+
+
+def _motion(motion):
+    s = motion.skeleton
+    layout = {}
+    for name, channels in zip(s.names, s.channels):
+        layout.setdefault(" ".join(channels), []).append(name)
+    depth = np.zeros(s.joint_count, dtype=int)
+    for j, p in enumerate(s.parents):
+        depth[j] = depth[p] + 1 if p >= 0 else 0
+    return {
+        "kind": "motion",
+        "joints": s.joint_count,
+        "roots": [s.names[r] for r in s.roots],
+        "end_sites": len(s.end_site_parents),
+        "depth": int(depth.max() + 1) if s.joint_count else 0,
+        **_timing(motion.frame_count, motion.fps),
+        "frame_time_text": motion.frame_time_text,
+        "units": _motion_units(motion),
+        "channels": [{"channels": key.split(), "joints": names} for key, names in layout.items()],
+        "scales": motion.scales is not None,
+    }
+
+
+def _motion_units(motion):
+    """The length unit as the file states it (HTR CalibrationUnits, ASF :units length), else None."""
+    if motion.record.get("calibration_units"):
+        return motion.record["calibration_units"]
+    record = motion.skeleton.record
+    if record is not None and hasattr(record, "metres_per_unit"):  # an ASF skeleton
+        return f"{record.metres_per_unit:.6g} m (ASF length {record.units.get('length', '1')})"
+    return None
+
+
+def _markers(markers):
+    seen = markers.valid
+    return {
+        "kind": "markers",
+        "markers": markers.marker_count,
+        **_timing(markers.frame_count, markers.rate),
+        "first_frame": markers.first_frame,
+        "units": markers.units or None,
+        "missing": float(f"{1 - seen.mean():.4g}") if seen.size else 0.0,
+        "analog_channels": 0 if markers.analog is None else len(markers.analog.names),
+        "analog_rate": None if markers.analog is None else markers.analog.rate,
+        "events": len(markers.events),
+    }
+
+
+def _mesh(data):
+    mesh = data if isinstance(data, Mesh) else data.mesh
+    out = {
+        "kind": "mesh" if isinstance(data, Mesh) else "mesh animation",
+        "vertices": len(mesh.vertices),
+        "faces": len(mesh.face_sizes),
+        "groups": len(mesh.groups),
+    }
+    if isinstance(data, MeshAnimation):
+        out |= _timing(data.frame_count, data.fps)
+        out["factored"] = data.factored
+        if data.factored:
+            out["basis_vectors"] = sum(g.rank for g in data.groups)
+    return out
+
+
+def table(info):
+    """The summary as aligned `key  value` lines, one per entry."""
+    rows = []
+    for key, value in info.items():
+        if key == "frame_time_text" or (key == "scales" and not value) or (value is None and key != "units"):
+            continue
+        if key == "units" and value is None:
+            value = "not stated"
+        elif key == "fps" and info.get("frame_time_text"):
+            value = f"{value:.10g} (Frame Time {info['frame_time_text']})"
+        elif key == "duration":
+            value = f"{value:.6g} s"
+        elif key == "bounds":
+            value = "  ".join(f"{a} {lo:g} .. {hi:g}" for a, lo, hi in zip("xyz", value["min"], value["max"]))
+        elif key == "channels":
+            value = "; ".join(f"{len(c['joints'])} x {' '.join(c['channels']) or '(none)'}" for c in value)
+        elif key == "roots":
+            value = ", ".join(value)
+        elif isinstance(value, float):
+            value = f"{value:.10g}"
+        rows.append((key.replace("_", " "), str(value)))
+    width = max(len(key) for key, _ in rows)
+    return "".join(f"{key:<{width}}  {value}\n" for key, value in rows)

@@ -1,0 +1,332 @@
+"""RenderMan RIB writer: a motion as stick figures (a sphere per joint and a cylinder per bone, each
+in its joint's world transform), markers as spheres, a mesh or mesh animation as PointsPolygons; one
+file of FrameBegin/FrameEnd blocks, or one file per frame (a path with a '#' run, see core.sequence).
+
+Files follow the RenderMan RIB structuring conventions: ``##RenderMan RIB-Structure 1.1`` first,
+then ##Scene, ##Creator, ##CreationDate, ##For, ##Frames and, where they apply, ##Shaders (a
+nonstandard surface shader) and ##CapabilitiesNeeded (motion blur); every frame block opens with
+its ##CameraOrientation (eye, look-at point, up), and ##Include precedes each archive asked for.
+The camera, the same for every frame, looks at the middle of everything the frames show from a
+three-quarter view above, far enough for the whole motion to fit its field of view. Lengths are
+in file units; the world is right-handed with the data's up axis up (core.figure.Figure.up).
+"""
+
+import getpass
+import os
+import time
+
+import numpy as np
+
+from .. import rotations
+from ..atomic import atomic_write
+from ..errors import require_finite
+from ..figure import Figure
+from ..markers import Markers
+from ..motion import Motion
+from ..numtext import format_table
+from ..sequence import frame_path
+from . import is_sequence
+
+STANDARD_SHADERS = ("constant", "matte", "metal", "shinymetal", "plastic", "paintedplastic")
+_BLOCK = 256  # frames formatted at a time
+
+
+def write_rib(
+    data,
+    path,
+    *,
+    frames=None,
+    radius=None,
+    shader="plastic",
+    include=(),
+    image=None,
+    resolution=(640, 480),
+    fov=40.0,
+    motion_blur=False,
+    scene=None,
+    user=None,
+    date=None,
+    precision=6,
+):
+    """Write `data` (Motion, Markers, Mesh or MeshAnimation) as RIB; returns the paths written.
+
+    path         one file with a FrameBegin/FrameEnd block per frame, or a sequence "walk_####.rib":
+                 one complete file per frame, numbered by frame (from 1)
+    frames       indices of the frames to write (default: all)
+    radius       joint and marker sphere radius (bones: half of it), file units (default: 1% of the
+                 diagonal of the box holding every frame)
+    shader       surface shader: a standard one, or another name (then listed in ##Shaders)
+    include      RIB archives read into every frame's world (ReadArchive, announced by ##Include):
+                 lights, a floor, ...
+    image        the rendered images' names, a '#' run for the frame number (default: the RIB
+                 file's name with .tif, "walk.####.tif")
+    motion_blur  geometry moves from each frame to the next while the shutter is open (MotionBegin
+                 blocks; ##CapabilitiesNeeded Motion Blur)
+    scene, user, date
+                 ##Scene (default: the file name), ##For (default: the user name), ##CreationDate
+                 (default: now)
+    """
+    figure = Figure(data)
+    if isinstance(data, Motion):
+        data.require_finite()
+    index = np.arange(figure.frame_count)[slice(None) if frames is None else frames]
+    index = np.atleast_1d(index)
+    low, high = figure.bounds()
+    size = float(np.linalg.norm(high - low)) or 1.0
+    radius = 0.01 * size if radius is None else float(radius)
+    if not (np.isfinite(radius) and radius > 0):
+        raise ValueError(f"radius must be a positive number, not {radius}")
+    name = os.path.basename(str(path))
+    stem = os.path.splitext(name)[0]
+    image = image or (stem + ".tif" if is_sequence(path) else stem + ".####.tif")
+    header = {
+        "Scene": scene or stem.replace("#", "").strip("._-") or stem,
+        "Creator": "Mocap I/O (mocap_io)",
+        "CreationDate": date or time.ctime(),
+        "For": user or _user(),
+    }
+    capabilities = ["Motion Blur"] if motion_blur else []
+    shaders = [] if shader in STANDARD_SHADERS else [shader]
+    camera = _Camera(low, high, figure.up, fov, resolution)
+    scene_text = _Scene(figure, radius, shader, include, camera, motion_blur, precision, shaders)
+
+    def head(count):
+        lines = ["##RenderMan RIB-Structure 1.1"] + [f"##{key} {value}" for key, value in header.items()]
+        lines.append(f"##Frames {count}")
+        lines += [f"##Shaders {', '.join(shaders)}"] if shaders else []
+        lines += [f"##CapabilitiesNeeded {', '.join(capabilities)}"] if capabilities else []
+        return ("\n".join(lines) + "\nversion 3.04\n").encode()
+
+    if is_sequence(path):
+        paths = [frame_path(path, int(f) + 1) for f in index]
+        for file, start in zip(paths, range(len(index))):
+            with atomic_write(file) as f:
+                f.write(head(1))
+                for block in scene_text.frames(index[start : start + 1], image):
+                    f.write(block)
+        return paths
+    with atomic_write(path) as f:
+        f.write(head(len(index)))
+        for start in range(0, len(index), _BLOCK):
+            for block in scene_text.frames(index[start : start + _BLOCK], image):
+                f.write(block)
+    return [os.fspath(path)]
+
+
+def _user():
+    try:
+        return getpass.getuser()
+    except (OSError, KeyError, ImportError):  # no login name, no password entry
+        return "unknown"
+
+
+class _Camera:
+    """A fixed perspective camera framing the box low..high from a three-quarter view above."""
+
+    def __init__(self, low, high, up, fov, resolution):
+        self.width, self.height = (int(v) for v in resolution)
+        if self.width < 1 or self.height < 1:
+            raise ValueError(f"resolution must be two positive whole numbers, not {resolution}")
+        if not 0 < fov < 180:
+            raise ValueError(f"fov must be between 0 and 180 degrees, not {fov}")
+        self.fov = float(fov)
+        self.up = np.asarray(up, dtype=float)
+        axis = int(np.argmax(np.abs(self.up)))
+        front, side = np.eye(3)[(axis + 1) % 3], np.eye(3)[(axis + 2) % 3]  # Y up: +Z front, +X side
+        self.at = (low + high) / 2
+        reach = max(float(np.linalg.norm(high - low)) / 2, 1e-6)
+        # the shorter side of the image spans `fov` (RenderMan's rule): the bounding sphere fits it
+        half = np.radians(self.fov) / 2
+        distance = 1.1 * reach / np.sin(half)
+        view = 2.0 * front + 1.0 * side + 0.8 * self.up
+        self.eye = self.at + distance * view / np.linalg.norm(view)
+        self.near, self.far = max(distance - 1.5 * reach, distance * 1e-3), distance + 1.5 * reach
+
+    def matrix(self):
+        """World to camera space (RenderMan's left-handed camera: x right, y up, z ahead), as the 16
+        numbers of a RIB transform (row vectors)."""
+        ahead = self.at - self.eye
+        ahead /= np.linalg.norm(ahead)
+        right = np.cross(ahead, self.up)
+        right /= np.linalg.norm(right)
+        up = np.cross(right, ahead)
+        rows = np.stack([right, up, ahead])  # camera coordinates of a world vector: rows @ v
+        out = np.eye(4)
+        out[:3, :3] = rows.T
+        out[3, :3] = -rows @ self.eye
+        return out.ravel()
+
+    def text(self, image, precision):
+        numbers = " ".join(_numbers(self.matrix(), precision))
+        return (
+            f'Display "{image}" "file" "rgba"\n'
+            f"Format {self.width} {self.height} 1\n"
+            f'Projection "perspective" "fov" [{self.fov:g}]\n'
+            f"Clipping {self.near:.6g} {self.far:.6g}\n"
+            f"Transform [{numbers}]\n"
+        )
+
+    def orientation(self, precision):
+        return "##CameraOrientation " + " ".join(_numbers(np.concatenate([self.eye, self.at, self.up]), precision))
+
+
+class _Scene:
+    """The frame blocks of one figure."""
+
+    def __init__(self, figure, radius, shader, include, camera, motion_blur, precision, shaders):
+        self.figure, self.radius, self.camera = figure, radius, camera
+        self.motion_blur, self.precision = motion_blur, precision
+        lights = (
+            'LightSource "ambientlight" 1 "intensity" [0.15]\n'
+            f'LightSource "distantlight" 2 "intensity" [0.9] "from" [{" ".join(_numbers(camera.eye, precision))}] '
+            f'"to" [{" ".join(_numbers(camera.at, precision))}]\n'
+        )
+        archives = "".join(f'##Include {file}\nReadArchive "{file}"\n' for file in include)
+        self.world = f'{lights}{archives}Color [0.8 0.8 0.8]\nSurface "{shader}"\n'
+        self.frame_notes = [camera.orientation(precision)] + ([f"##Shaders {', '.join(shaders)}"] if shaders else [])
+        if figure.kind == "mesh":
+            mesh = figure.mesh
+            counts = " ".join(map(str, mesh.face_sizes.tolist()))
+            corners = " ".join(map(str, mesh.face_vertices.tolist()))
+            self.polygons = f"PointsPolygons [{counts}] [{corners}]".encode()
+
+    def frames(self, index, image):
+        """Bytes of the frame blocks of frames `index`."""
+        later = np.minimum(index + 1, self.figure.frame_count - 1)
+        shapes = self.shapes(index, later if self.motion_blur else None)
+        for k, frame in enumerate(index):
+            number = int(frame) + 1
+            opening = f"FrameBegin {number}\n" + "\n".join(self.frame_notes) + "\n"
+            opening += self.camera.text(frame_path(image, number) if "#" in image else image, self.precision)
+            if self.motion_blur:
+                opening += "Shutter 0 1\n"
+            yield (opening + "WorldBegin\n" + self.world).encode()
+            yield shapes[k]
+            yield b"WorldEnd\nFrameEnd\n"
+
+    def shapes(self, index, later):
+        """Per frame of `index`, the bytes of its geometry (moving to the frames `later` if given)."""
+        data = self.figure.data
+        if isinstance(data, Motion):
+            return self.skeleton(data, index, later)
+        if isinstance(data, Markers):
+            return self.markers(data, index, later)
+        return self.mesh(index, later)
+
+    def motion(self, lines, moved):
+        """Each `lines` entry (request + numbers), or a MotionBegin block from it to `moved`."""
+        if moved is None:
+            return lines
+        return [b"MotionBegin [0 1]\n" + a + b + b"MotionEnd\n" for a, b in zip(lines, moved)]
+
+    def skeleton(self, motion, index, later):
+        """A sphere per joint and a cylinder per bone (to each child and End Site) in the joint's
+        world transform (rotation and position; an HTR scale sizes no sphere)."""
+        names = motion.skeleton.names
+        transforms, bones, lengths = _skeleton_frames(motion, index, self.figure.segments)
+        joints = self.requests("ConcatTransform", transforms)
+        turns = self.requests("ConcatTransform", bones)
+        if later is not None:
+            moved_transforms, moved_bones, _ = _skeleton_frames(motion, later, self.figure.segments)
+            joints = [self.motion(a, b) for a, b in zip(joints, self.requests("ConcatTransform", moved_transforms))]
+            turns = [self.motion(a, b) for a, b in zip(turns, self.requests("ConcatTransform", moved_bones))]
+        sphere = f"Sphere {self.radius:.6g} {-self.radius:.6g} {self.radius:.6g} 360\n".encode()
+        thin = self.radius / 2
+        labels = [b'AttributeBegin\nAttribute "identifier" "string name" [' + _quoted(n) + b"]\n" for n in names]
+        bones_of = [np.flatnonzero(self.figure.segments[:, 0] == j) for j in range(len(names))]
+        out = []
+        for k in range(len(index)):
+            parts = []
+            for j in range(len(names)):
+                parts += [labels[j], joints[k][j], sphere]
+                for b in bones_of[j]:
+                    if lengths[k, b] > 0:  # joints at one place (CMU's hip joints) have no bone between them
+                        cylinder = f"Cylinder {thin:.6g} 0 {lengths[k, b]:.6g} 360\n".encode()
+                        parts += [b"TransformBegin\n", turns[k][b], cylinder, b"TransformEnd\n"]
+                parts.append(b"AttributeEnd\n")
+            out.append(b"".join(parts))
+        return out
+
+    def markers(self, markers, index, later):
+        """A sphere per marker seen in the frame (and, with motion blur, in the next one)."""
+        places = markers.positions[index].astype(float)
+        seen = np.isfinite(places).all(axis=-1)
+        moves = self.requests("Translate", np.nan_to_num(places))
+        if later is not None:
+            after = markers.positions[later].astype(float)
+            seen &= np.isfinite(after).all(axis=-1)
+            moves = [self.motion(a, b) for a, b in zip(moves, self.requests("Translate", np.nan_to_num(after)))]
+        sphere = f"Sphere {self.radius:.6g} {-self.radius:.6g} {self.radius:.6g} 360\n".encode()
+        labels = [_quoted(n) for n in markers.names]
+        out = []
+        for k in range(len(index)):
+            parts = []
+            for m in np.flatnonzero(seen[k]):
+                parts += [b'AttributeBegin\nAttribute "identifier" "string name" [' + labels[m] + b"]\n"]
+                parts += [moves[k][m], sphere, b"AttributeEnd\n"]
+            out.append(b"".join(parts))
+        return out
+
+    def mesh(self, index, later):
+        """PointsPolygons of each frame's vertex positions."""
+        points = self.figure.points(index)
+        require_finite(points, lambda f, v, axis: f"vertex {v} {'xyz'[axis]} at frame {index[f]}")
+        moved = None if later is None else self.figure.points(later)
+        out = []
+        for k in range(len(index)):
+            shapes = [self.polygons + b' "P" [' + format_table(points[k], self.precision).replace(b"\n", b" ") + b"]\n"]
+            if moved is not None:
+                after = format_table(moved[k], self.precision).replace(b"\n", b" ")
+                shapes = self.motion(shapes, [self.polygons + b' "P" [' + after + b"]\n"])
+            out.append(
+                b'AttributeBegin\nAttribute "identifier" "string name" ["mesh"]\n' + shapes[0] + b"AttributeEnd\n"
+            )
+        return out
+
+    def requests(self, request, values):
+        """[frame][item] bytes "request [numbers]\\n" (Translate: bare numbers) of values (F, N, k)."""
+        frames, count = values.shape[:2]
+        if not frames * count:
+            return [[] for _ in range(frames)]
+        rows = format_table(values.reshape(frames * count, -1), self.precision).splitlines()
+        if request == "Translate":
+            lines = [b"Translate " + row + b"\n" for row in rows]
+        else:
+            lines = [request.encode() + b" [" + row + b"]\n" for row in rows]
+        return [lines[k * count : (k + 1) * count] for k in range(frames)]
+
+
+def _skeleton_frames(motion, index, segments):
+    """Per frame of `index`: joint world transforms (F, J, 16) as RIB numbers (rotation and position),
+    bone turns (F, S, 16) taking +Z along each bone in its joint's frame, and bone lengths (F, S)."""
+    s = motion.skeleton
+    linear, position = motion.take(index).world_transforms()
+    rotation = linear / np.linalg.norm(linear, axis=-2, keepdims=True)  # HTR scales divided out
+    ends = position[:, s.end_site_parents] + np.einsum(
+        "fnij,nj->fni", linear[:, s.end_site_parents], s.end_site_offsets
+    )
+    points = np.concatenate([position, ends], axis=1)
+    matrices = np.zeros(position.shape[:2] + (4, 4))
+    matrices[..., :3, :3] = np.swapaxes(rotation, -1, -2)  # row vectors: the transpose
+    matrices[..., 3, :3] = position
+    matrices[..., 3, 3] = 1.0
+    parent, child = segments[:, 0], segments[:, 1]
+    vector = np.einsum("fsji,fsj->fsi", rotation[:, parent], points[:, child] - points[:, parent])
+    lengths = np.linalg.norm(vector, axis=-1)
+    direction = np.where(lengths[..., None] > 0, vector, [0.0, 0.0, 1.0])
+    turns = np.zeros(vector.shape[:2] + (4, 4))
+    turns[..., :3, :3] = np.swapaxes(rotations.swing(np.array([0.0, 0.0, 1.0]), direction), -1, -2)
+    turns[..., 3, 3] = 1.0
+    frames = len(index)
+    return matrices.reshape(frames, -1, 16), turns.reshape(frames, -1, 16), lengths
+
+
+def _numbers(values, precision):
+    """The numbers of `values` as text, one string each."""
+    return format_table(np.reshape(values, (1, -1)), precision).decode().split()
+
+
+def _quoted(text):
+    """A RIB string literal of `text` (quotes and backslashes escaped), as bytes."""
+    escaped = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\r", "\\r")
+    return b'"' + escaped.encode("utf-8") + b'"'
