@@ -118,6 +118,8 @@ def rigify_metarig():
     """Blender's own human metarig (the Rigify add-on): an A pose, its own rolls and proportions."""
     import addon_utils
 
+    if bpy.app.version[:2] == (4, 2):  # seen with bpy 4.2.23: rc 139 at exit, disabled again or not
+        pytest.skip("the bpy 4.2 module crashes when Python exits once Rigify has been enabled")
     addon_utils.enable("rigify", default_set=True)
     if not hasattr(bpy.ops.object, "armature_human_metarig_add"):
         pytest.skip("no Rigify in this Blender")
