@@ -19,6 +19,7 @@ import warnings
 
 from ..core import formats
 from ..core.atomic import atomic_write
+from ..core.errors import one_line
 from ..core.markers import Markers
 from ..core.mesh import Mesh, MeshAnimation
 from ..core.motion import Motion
@@ -305,6 +306,6 @@ def _summary(outcomes, counts, seconds, worked, reports, quiet):
         print(f"mocap-io: {len(outcomes)} files in {seconds:.1f} s{rate}: {shown or 'none'}{where}", file=sys.stderr)
     errors = [o for o in outcomes if o["status"] == "error"]
     for outcome in errors[:10]:
-        print(f"mocap-io: error: {outcome['message']}", file=sys.stderr)
+        print(f"mocap-io: error: {one_line(outcome['message'])}", file=sys.stderr)
     if len(errors) > 10:
         print(f"mocap-io: ... and {len(errors) - 10} more errors (see the report)", file=sys.stderr)

@@ -10,16 +10,18 @@ import tempfile
 import warnings
 
 from ..core import formats
+from ..core.errors import one_line
 
 STDIO = "-"
 _SHOWN = {}  # temporary path -> the name to show for it in messages ("<stdin>", "<stdout>")
 
 
 def shown(text):
-    """`text` (a message) with temporary paths replaced by the names the user gave."""
+    """`text` (a message) on one line (see core.errors.one_line), with temporary paths replaced by
+    the names the user gave."""
     for temporary, name in _SHOWN.items():
         text = text.replace(temporary, name)
-    return text
+    return one_line(text)
 
 
 def accepted(function, options):

@@ -1,6 +1,15 @@
-"""The one error type every reader raises for bad input, and the check that finds non-finite numbers."""
+"""The one error type every reader raises for bad input, the check that finds non-finite numbers,
+and one-line messages."""
 
 import numpy as np
+
+_ESCAPED = {c: f"\\x{c:02x}" for c in range(32)}  # a NUL would cut a Blender report, a line break split it
+
+
+def one_line(text):
+    """`text` with its control characters (a broken file's bytes in a name, say) escaped: a message
+    stays one line wherever it is shown (a terminal, Blender's report)."""
+    return text.translate(_ESCAPED)
 
 
 class ParseError(ValueError):
@@ -20,7 +29,7 @@ class ParseError(ValueError):
             where += f", line {line}"
         if offset is not None:
             where += f", byte {offset}"
-        super().__init__(f"{where}: {what}")
+        super().__init__(one_line(f"{where}: {what}"))
 
 
 def first_nonfinite(values):

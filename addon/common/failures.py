@@ -4,6 +4,7 @@
 import traceback
 
 from ...core import ParseError
+from ...core.errors import one_line
 
 
 class InFile:
@@ -24,14 +25,6 @@ class InFile:
             except AttributeError:  # an exception type without a __dict__
                 pass
         return False
-
-
-_ESCAPED = {c: f"\\x{c:02x}" for c in range(32)}  # a NUL would cut Blender's report, a line break split it
-
-
-def one_line(text):
-    """`text` with its control characters (a broken file's bytes in a name, say) escaped."""
-    return text.translate(_ESCAPED)
 
 
 def message(error, fallback=""):

@@ -5,8 +5,9 @@ axes' defaults and any option of its own reader."""
 from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty
 from bpy_extras.io_utils import ExportHelper
 
+from ...core.errors import one_line
 from ..build.markers import import_markers_steps
-from ..common.failures import message, one_line
+from ..common.failures import message
 from ..common.registration import FilesImport
 from ..common.units import AXES
 from ..read.markers import export_markers
