@@ -4,10 +4,12 @@ invoke that lets a dropped file skip the file browser."""
 import os
 
 import bpy
-from bpy.props import CollectionProperty, StringProperty
-from bpy_extras.io_utils import ImportHelper
+from bpy.props import BoolProperty, CollectionProperty, EnumProperty, IntProperty, StringProperty
+from bpy_extras.io_utils import ExportHelper, ImportHelper
 
+from .failures import message
 from .progress import SteppedImport
+from .units import AXES
 
 
 class DroppableImport(SteppedImport, ImportHelper):
@@ -35,6 +37,66 @@ class FilesImport(DroppableImport):
     def steps(self, context):
         ignore = ("filepath", "files", "directory", "filter_glob", "check_existing", "interactive")
         return self.import_steps(context, self.paths(), **self.as_keywords(ignore=ignore))  # pyright: ignore[reportAttributeAccessIssue]
+
+
+def axis_properties(forward, up):
+    """(forward, up) axis properties with a format's defaults."""
+    return (
+        EnumProperty(name="Forward", items=AXES, default=forward, description="The file's forward axis"),
+        EnumProperty(name="Up", items=AXES, default=up, description="The file's up axis"),
+    )
+
+
+class SceneTiming:
+    """Import mixin: where the file's frames land in the scene (see build.motions.frame_plan)."""
+
+    frame_start: IntProperty(name="Start Frame", default=1, description="Scene frame of the file's first frame")
+    frame_rate: EnumProperty(
+        name="Frame Rate",
+        default="SNAP",
+        items=[
+            (
+                "SNAP",
+                "From File",
+                "Set the scene rate from the file; a rate the file rounded (Frame Time 0.033333, a C3D's "
+                "single-precision 59.94) is the standard rate it stands for, anything else is kept exactly",
+            ),
+            (
+                "EXACT",
+                "Exactly as Stored",
+                "Set the scene rate to the file's rate as stored (Frame Time 0.033333 -> 30.0003 fps)",
+            ),
+            ("KEEP", "Keep Scene Rate", "Keep the scene rate and place keys in time (one key per file frame)"),
+        ],
+        description="Scene frame rate",
+    )
+    update_frame_range: BoolProperty(
+        name="Update Frame Range", default=True, description="Set the scene start/end to the imported frames"
+    )
+
+
+class RangeExport(ExportHelper):
+    """Export mixin over a frame range (the scene's by default): a format sets `export_range(context,
+    path, **options)`, which writes the file and returns the line to report."""
+
+    bl_options = {"REGISTER", "PRESET"}
+    use_scene_range: BoolProperty(name="Scene Frame Range", default=True, description="Export the scene's frame range")
+    frame_start: IntProperty(name="Start", default=1, description="First frame (when not using the scene range)")
+    frame_end: IntProperty(name="End", default=250, description="Last frame (when not using the scene range)")
+
+    def execute(self, context):
+        ignore = ("filepath", "filter_glob", "check_existing", "use_scene_range")
+        options = self.as_keywords(ignore=ignore)  # pyright: ignore[reportAttributeAccessIssue] - an Operator's
+        if self.use_scene_range:
+            options.update(frame_start=None, frame_end=None)
+        path = self.filepath  # pyright: ignore[reportAttributeAccessIssue] - ExportHelper's, missing from the stubs
+        try:
+            done = self.export_range(context, path, **options)  # pyright: ignore[reportAttributeAccessIssue]
+        except Exception as error:
+            self.report({"ERROR"}, message(error, path))  # pyright: ignore[reportAttributeAccessIssue]
+            return {"CANCELLED"}
+        self.report({"INFO"}, done)  # pyright: ignore[reportAttributeAccessIssue]
+        return {"FINISHED"}
 
 
 def _poll_drop(cls, context):

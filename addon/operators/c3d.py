@@ -5,10 +5,10 @@ import bpy
 from bpy.props import BoolProperty, StringProperty
 
 from ..build.markers import AXES
-from ..common.registration import file_format
-from .markers import MarkerExport, MarkerImport, axes
+from ..common.registration import axis_properties, file_format
+from .markers import MarkerExport, MarkerImport
 
-_FORWARD, _UP = axes(*AXES[".c3d"])
+_FORWARD, _UP = axis_properties(*AXES[".c3d"])
 
 
 class ImportC3D(bpy.types.Operator, MarkerImport):

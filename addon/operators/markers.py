@@ -2,14 +2,11 @@
 export options of read.markers, and their execute. A format's module sets its extension, its
 axes' defaults and any option of its own reader."""
 
-from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty
-from bpy_extras.io_utils import ExportHelper
+from bpy.props import BoolProperty, EnumProperty, FloatProperty
 
 from ...core.errors import one_line
 from ..build.markers import import_markers_steps
-from ..common.failures import message
-from ..common.registration import FilesImport
-from ..common.units import AXES
+from ..common.registration import FilesImport, RangeExport, SceneTiming
 from ..read.markers import export_markers
 
 _LENGTHS = [
@@ -20,15 +17,7 @@ _LENGTHS = [
 ]
 
 
-def axes(forward, up):
-    """(forward, up) axis properties with a format's defaults."""
-    return (
-        EnumProperty(name="Forward", items=AXES, default=forward, description="The file's forward axis"),
-        EnumProperty(name="Up", items=AXES, default=up, description="The file's up axis"),
-    )
-
-
-class MarkerImport(FilesImport):
+class MarkerImport(FilesImport, SceneTiming):
     """Operator mixin for importing marker files (several at once), each as empties under a parent
     or as a point-cloud mesh; see build.markers.build_markers for the options."""
 
@@ -55,25 +44,6 @@ class MarkerImport(FilesImport):
         items=[("FILE", "From File", "The file's length unit (millimetres when it names none we know)")] + _LENGTHS,
         description="The file's length unit: positions become metres",
     )
-    frame_start: IntProperty(name="Start Frame", default=1, description="Scene frame of the first file frame")
-    frame_rate: EnumProperty(
-        name="Frame Rate",
-        default="SNAP",
-        items=[
-            (
-                "SNAP",
-                "From File",
-                "Set the scene rate from the file; a rate within single precision of a standard rate "
-                "(59.94, 30000/1001) is that rate",
-            ),
-            ("EXACT", "Exactly as Stored", "Set the scene rate to the file's rate as stored (single precision in C3D)"),
-            ("KEEP", "Keep Scene Rate", "Keep the scene rate and place keys in time (one key per file frame)"),
-        ],
-        description="Scene frame rate",
-    )
-    update_frame_range: BoolProperty(
-        name="Update Frame Range", default=True, description="Set the scene start/end to the imported frames"
-    )
     hide_gaps: BoolProperty(
         name="Hide in Gaps",
         default=True,
@@ -97,15 +67,11 @@ class MarkerImport(FilesImport):
         self.report({"INFO"}, f"Imported {len(paths)} file(s)")  # pyright: ignore[reportAttributeAccessIssue]
 
 
-class MarkerExport(ExportHelper):
+class MarkerExport(RangeExport):
     """Operator mixin for exporting the selected empties (a parent stands for its markers) or the
     active mesh's vertices over a frame range; see read.markers.export_markers."""
 
-    bl_options = {"REGISTER", "PRESET"}
     units: EnumProperty(name="Units", default="mm", items=_LENGTHS, description="The file's length unit")
-    use_scene_range: BoolProperty(name="Scene Frame Range", default=True, description="Export the scene's frame range")
-    frame_start: IntProperty(name="Start", default=1, description="First frame (when not using the scene range)")
-    frame_end: IntProperty(name="End", default=250, description="Last frame (when not using the scene range)")
 
     @classmethod
     def poll(cls, context):
@@ -114,18 +80,8 @@ class MarkerExport(ExportHelper):
             o.type == "EMPTY" for o in context.selected_objects
         )
 
-    def execute(self, context):
+    def export_range(self, context, path, **options):
         active = context.active_object
         objects = [active] if active is not None and active.type == "MESH" else list(context.selected_objects)
-        ignore = ("filepath", "filter_glob", "check_existing", "use_scene_range")
-        options = self.as_keywords(ignore=ignore)  # pyright: ignore[reportAttributeAccessIssue] - an Operator's
-        if self.use_scene_range:
-            options.update(frame_start=None, frame_end=None)
-        path = self.filepath  # pyright: ignore[reportAttributeAccessIssue] - ExportHelper's, missing from the stubs
-        try:
-            markers = export_markers(context, objects, path, **options)
-        except Exception as error:
-            self.report({"ERROR"}, message(error, path))  # pyright: ignore[reportAttributeAccessIssue]
-            return {"CANCELLED"}
-        self.report({"INFO"}, f"Exported {markers.marker_count} markers x {markers.frame_count} frames")  # pyright: ignore[reportAttributeAccessIssue]
-        return {"FINISHED"}
+        markers = export_markers(context, objects, path, **options)
+        return f"Exported {markers.marker_count} markers x {markers.frame_count} frames"

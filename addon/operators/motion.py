@@ -4,11 +4,9 @@ its own options and name the functions that do the work."""
 
 import numpy as np
 from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty
-from bpy_extras.io_utils import ExportHelper
 
-from ..common.failures import message
-from ..common.registration import FilesImport
-from ..common.units import AXES, axis_matrix
+from ..common.registration import FilesImport, RangeExport, SceneTiming, axis_properties
+from ..common.units import axis_matrix
 from ..read.armature import armature_motion
 
 _ORDERS = [
@@ -17,9 +15,12 @@ _ORDERS = [
 ]
 
 
+_FORWARD, _UP = axis_properties("-Z", "Y")  # BVH's convention, and most motion files'
+
+
 class Axes:
-    axis_forward: EnumProperty(name="Forward", items=AXES, default="-Z", description="The file's forward axis")
-    axis_up: EnumProperty(name="Up", items=AXES, default="Y", description="The file's up axis")
+    axis_forward: _FORWARD
+    axis_up: _UP
     scale: FloatProperty(
         name="Scale",
         default=1.0,
@@ -31,7 +32,7 @@ class Axes:
     )
 
 
-class MotionImport(FilesImport, Axes):
+class MotionImport(FilesImport, Axes, SceneTiming):
     """Operator mixin for importing motion files as armatures with actions. A format sets `label`
     and `import_steps(context, paths, **options)` (a generator of progress steps returning
     (objects, messages), see build.motions)."""
@@ -53,29 +54,6 @@ class MotionImport(FilesImport, Axes):
             ("NATIVE", "Euler (file order)", "Euler keys in each joint's rotation order from the file"),
         ],
         description="How bone rotations are keyed",
-    )
-    frame_start: IntProperty(name="Start Frame", default=1, description="Scene frame of the first motion frame")
-    frame_rate: EnumProperty(
-        name="Frame Rate",
-        default="SNAP",
-        items=[
-            (
-                "SNAP",
-                "From File",
-                "Set the scene rate from the file; a rounded frame time (0.033333) "
-                "gives its standard rate (30 fps), anything else is kept exactly",
-            ),
-            (
-                "EXACT",
-                "Exactly 1 / Frame Time",
-                "Set the scene rate to exactly 1 / frame time (0.033333 -> 30.0003 fps)",
-            ),
-            ("KEEP", "Keep Scene Rate", "Keep the scene rate and place keys in time (one key per file frame)"),
-        ],
-        description="Scene frame rate",
-    )
-    update_frame_range: BoolProperty(
-        name="Update Frame Range", default=True, description="Set the scene start/end to the imported frames"
     )
     one_armature: BoolProperty(
         name="One Armature",
@@ -138,14 +116,10 @@ class JointAxes:
     )
 
 
-class MotionExport(ExportHelper, Axes):
+class MotionExport(RangeExport, Axes):
     """Operator mixin for exporting the active armature's animation. A format sets
     `export(context, obj, path, **options)` (returns the Motion written)."""
 
-    bl_options = {"REGISTER", "PRESET"}
-    use_scene_range: BoolProperty(name="Scene Frame Range", default=True, description="Export the scene's frame range")
-    frame_start: IntProperty(name="Start", default=1, description="First frame (when not using the scene range)")
-    frame_end: IntProperty(name="End", default=250, description="Last frame (when not using the scene range)")
     rotation_order: EnumProperty(
         name="Rotation Order",
         default="FILE",
@@ -177,16 +151,6 @@ class MotionExport(ExportHelper, Axes):
     def poll(cls, context):
         return context.active_object is not None and context.active_object.type == "ARMATURE"
 
-    def execute(self, context):
-        ignore = ("filepath", "filter_glob", "check_existing", "use_scene_range")
-        options = self.as_keywords(ignore=ignore)  # pyright: ignore[reportAttributeAccessIssue] - an Operator's
-        if self.use_scene_range:
-            options.update(frame_start=None, frame_end=None)
-        path = self.filepath  # pyright: ignore[reportAttributeAccessIssue] - ExportHelper's, missing from the stubs
-        try:
-            motion = self.export(context, context.active_object, path, **options)  # pyright: ignore[reportAttributeAccessIssue]
-        except Exception as error:
-            self.report({"ERROR"}, message(error, path))  # pyright: ignore[reportAttributeAccessIssue]
-            return {"CANCELLED"}
-        self.report({"INFO"}, f"Exported {motion.skeleton.joint_count} joints x {motion.frame_count} frames")  # pyright: ignore[reportAttributeAccessIssue]
-        return {"FINISHED"}
+    def export_range(self, context, path, **options):
+        motion = self.export(context, context.active_object, path, **options)  # pyright: ignore[reportAttributeAccessIssue]
+        return f"Exported {motion.skeleton.joint_count} joints x {motion.frame_count} frames"

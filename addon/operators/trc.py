@@ -5,10 +5,10 @@ import bpy
 from bpy.props import StringProperty
 
 from ..build.markers import AXES
-from ..common.registration import file_format
-from .markers import MarkerExport, MarkerImport, axes
+from ..common.registration import axis_properties, file_format
+from .markers import MarkerExport, MarkerImport
 
-_FORWARD, _UP = axes(*AXES[".trc"])
+_FORWARD, _UP = axis_properties(*AXES[".trc"])
 
 
 class ImportTRC(bpy.types.Operator, MarkerImport):
