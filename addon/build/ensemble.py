@@ -15,6 +15,7 @@ from ..common.progress import run
 from ..common.transaction import all_or_nothing
 from ..common.units import axis_matrix, scene_rate
 from .mesh import add_vertex_groups, build_mesh, float32_flat
+from .motions import update_scene
 
 
 def import_memg(context, path, **options):
@@ -33,7 +34,6 @@ def import_memg_steps(
     axis_forward="-Z",
     axis_up="Y",
     frame_start=1,
-    set_frame_rate=True,
 ):
     """`import_memg` as a generator of progress steps (see progress.py); returns its result.
 
@@ -50,8 +50,7 @@ def import_memg_steps(
     frames = frame_start + np.arange(animation.frame_count)
     axes = np.eye(4)
     axes[:3, :3] = axis_matrix(axis_forward, axis_up)
-    render_rate = scene_rate(animation.fps) if set_frame_rate else None  # checked before anything is built
-    scene = context.scene
+    render_rate = scene_rate(animation.fps)  # checked before anything is built
     with all_or_nothing(context), InFile(path):
         if mode == "BAKED":
             yield 0.1, "writing the cache"
@@ -61,9 +60,7 @@ def import_memg_steps(
         else:
             obj = yield from _basis(context, animation, name, frames)
             obj.parent.matrix_world = axes.T.tolist()
-        if render_rate is not None:  # last: nothing after it can fail
-            scene.render.fps, scene.render.fps_base = render_rate
-        scene.frame_start, scene.frame_end = frame_start, frame_start + max(animation.frame_count - 1, 0)
+        update_scene(context.scene, render_rate, (frame_start, frame_start + max(animation.frame_count - 1, 0)))
     return obj, messages
 
 

@@ -22,11 +22,10 @@ from ..common.failures import InFile
 from ..common.names import blender_names
 from ..common.progress import run
 from ..common.transaction import all_or_nothing
-from ..common.units import axis_matrix
+from ..common.units import LENGTHS, axis_matrix
 from .mesh import add_vertex_groups, float32_flat
 from .motions import READING, frame_plan, read_takes, update_scene
 
-LENGTHS = {"mm": 0.001, "cm": 0.01, "m": 1.0, "in": 0.0254}  # metres per unit, as C3D and TRC files name them
 # (forward, up) by extension: C3D labs are usually Z up (Blender's axes), TRC files Y up (OpenSim, Motion Analysis)
 AXES = {".c3d": ("Y", "Z"), ".trc": ("-Z", "Y")}
 _SINGLE = Fraction(1, 2**24)  # relative rounding of a single-precision number (C3D's POINT:RATE)

@@ -55,6 +55,22 @@ def run(work, context, title):
         progress.close()
 
 
+def scene_frames(context, frames, title):
+    """A generator: (i, frame) for each of `frames`, with the scene set to that frame and progress
+    shown under `title`; the scene's own frame comes back after, however the loop ends."""
+    scene = context.scene
+    current = scene.frame_current
+    progress = Progress(context, title)
+    try:
+        for i, frame in enumerate(frames):
+            scene.frame_set(int(frame))
+            yield i, frame
+            progress.show((i + 1) / len(frames), f"frame {frame}")
+    finally:
+        scene.frame_set(current)
+        progress.close()
+
+
 class SteppedImport:
     """Operator mixin: `steps(context)` returns the work generator, `finished(context, result)`
     reports its result. Started by a user (file browser or drop) in a Blender with a window, the

@@ -9,6 +9,13 @@ from bpy_extras.io_utils import axis_conversion
 from ...core.frame_rate import standard_rate
 
 AXES = [(a, a, f"{a} axis") for a in ("X", "Y", "Z", "-X", "-Y", "-Z")]
+LENGTHS = {"mm": 0.001, "cm": 0.01, "m": 1.0, "in": 0.0254}  # metres per unit, as files name them
+LENGTH_ITEMS = [
+    ("mm", "Millimetres", "Millimetres (mm)"),
+    ("cm", "Centimetres", "Centimetres (cm)"),
+    ("m", "Metres", "Metres (m)"),
+    ("in", "Inches", "Inches (in)"),
+]
 # the units motion files are written in, the most common first; "CMU ASF units" are the CMU
 # database's ASF length unit (1/0.45 inch), which the cgspeed BVH conversions of it keep
 UNITS = (
@@ -21,6 +28,16 @@ UNITS = (
 MAX_FRAME = 1048574  # Blender's MAXFRAME
 HUMAN_HEIGHTS = (1.0, 2.3)  # metres: a plausible size for a figure
 _HUMAN_HEIGHT = 1.7  # metres: what a figure's size is compared with when no unit is plausible
+
+
+def scene_range(scene, frame_start=None, frame_end=None):
+    """The scene frames (ints) from frame_start to frame_end, each the scene's own when None;
+    ValueError when the range is empty."""
+    first = scene.frame_start if frame_start is None else frame_start
+    last = scene.frame_end if frame_end is None else frame_end
+    if last < first:
+        raise ValueError(f"the frame range {first}-{last} is empty")
+    return np.arange(first, last + 1)
 
 
 def axis_matrix(forward, up):

@@ -51,13 +51,11 @@ def import_asf_steps(context, paths, *, metres=True, fps=120.0, fill_missing=Fal
     return objects, messages + built
 
 
-def export_asf(context, obj, path, *, precision=6, **options):
+def export_asf(context, obj, path, **options):
     """Write the animation of armature `obj` (scene range by default) as `path` (.asf) and the .amc
     beside it, replaced together; bone axes and dofs are chosen from the motion (see
-    core.formats.asf.writer). Options: those of operators.motion.export_motion."""
-    return export_motion(
-        context, obj, path, lambda motion, path: core.write(motion, path, precision=precision), **options
-    )
+    core.formats.asf.writer). Options: those of operators.motion.export_motion (the writer's: precision)."""
+    return export_motion(context, obj, path, **options)
 
 
 class ImportASF(bpy.types.Operator, MotionImport, JointAxes):

@@ -32,13 +32,11 @@ def import_bvh_steps(context, paths, *, positions="replace", strict=True, **opti
     return objects, messages + built
 
 
-def export_bvh(context, obj, path, *, precision=6, **options):
+def export_bvh(context, obj, path, **options):
     """Write the animation of armature `obj` (scene range by default) to a BVH file; by default
     with the channels, OFFSETs, End Sites and Frame Time of the file it was imported from. Options:
-    those of operators.motion.export_motion and read.armature.armature_motion."""
-    return export_motion(
-        context, obj, path, lambda motion, path: core.write(motion, path, precision=precision), **options
-    )
+    those of operators.motion.export_motion (the writer's: precision, ...)."""
+    return export_motion(context, obj, path, **options)
 
 
 class ImportBVH(bpy.types.Operator, MotionImport):

@@ -8,12 +8,11 @@ from ... import core
 from ..build.motions import build_motions, read_takes
 from ..common.progress import run
 from ..common.registration import file_format
+from ..common.units import LENGTH_ITEMS, LENGTHS
 from .motion import JointAxes, MotionExport, MotionImport, export_motion
 
 # the file's up axis (GlobalAxisofGravity) -> (forward, up) for the axis conversion
 _FILE_AXES = {"X": ("-Y", "X"), "Y": ("-Z", "Y"), "Z": ("-Y", "Z")}
-_UNITS = [("mm", "Millimetres", ""), ("cm", "Centimetres", ""), ("m", "Metres", ""), ("in", "Inches", "")]
-_METRES = {"mm": 0.001, "cm": 0.01, "m": 1.0, "in": 0.0254}
 
 
 def import_htr(context, paths, **options):
@@ -41,17 +40,13 @@ def import_htr_steps(context, paths, *, euler_reading="product", strict=True, fr
     return objects, messages + built
 
 
-def export_htr(context, obj, path, *, units="mm", precision=6, **options):
+def export_htr(context, obj, path, *, units="mm", scale=1.0, **options):
     """Write the animation of armature `obj` (scene range by default) to an HTR file (.gtr: every
-    segment global), in HTR's base pose (bones along Y, see core.formats.htr.bvh_to_htr).
-    Options: those of operators.motion.export_motion; `scale` is taken as metres per `units`."""
+    segment global), in HTR's base pose (bones along Y, see core.formats.htr.bvh_to_htr), with
+    CalibrationUnits `units`; `scale` is Blender units per metre. Options: those of
+    operators.motion.export_motion (the writer's: precision, ...)."""
     header = {"CalibrationUnits": units}
-
-    def write(motion, path):
-        core.write(motion, path, precision=precision, header=header)
-
-    options["scale"] = options.get("scale", 1.0) * _METRES[units]
-    return export_motion(context, obj, path, write, **options)
+    return export_motion(context, obj, path, scale=scale * LENGTHS[units], header=header, **options)
 
 
 class ImportHTR(bpy.types.Operator, MotionImport, JointAxes):
@@ -95,7 +90,7 @@ class ExportHTR(bpy.types.Operator, MotionExport):
 
     filename_ext = ".htr"
     filter_glob: StringProperty(default="*.htr;*.gtr", options={"HIDDEN"})
-    units: EnumProperty(name="Units", default="mm", items=_UNITS, description="CalibrationUnits of the file")
+    units: EnumProperty(name="Units", default="mm", items=LENGTH_ITEMS, description="CalibrationUnits of the file")
 
 
 CLASSES, MENUS = file_format("htr", "Motion Analysis HTR", ".htr;.gtr", ImportHTR, ExportHTR)

@@ -7,14 +7,8 @@ from bpy.props import BoolProperty, EnumProperty, FloatProperty
 from ...core.errors import one_line
 from ..build.markers import import_markers_steps
 from ..common.registration import FilesImport, RangeExport, SceneTiming
+from ..common.units import LENGTH_ITEMS
 from ..read.markers import export_markers
-
-_LENGTHS = [
-    ("mm", "Millimetres", "Millimetres (mm)"),
-    ("cm", "Centimetres", "Centimetres (cm)"),
-    ("m", "Metres", "Metres (m)"),
-    ("in", "Inches", "Inches (in)"),
-]
 
 
 class MarkerImport(FilesImport, SceneTiming):
@@ -41,7 +35,7 @@ class MarkerImport(FilesImport, SceneTiming):
     units: EnumProperty(
         name="Units",
         default="FILE",
-        items=[("FILE", "From File", "The file's length unit (millimetres when it names none we know)")] + _LENGTHS,
+        items=[("FILE", "From File", "The file's length unit (millimetres when it names none we know)")] + LENGTH_ITEMS,
         description="The file's length unit: positions become metres",
     )
     hide_gaps: BoolProperty(
@@ -71,7 +65,7 @@ class MarkerExport(RangeExport):
     """Operator mixin for exporting the selected empties (a parent stands for its markers) or the
     active mesh's vertices over a frame range; see read.markers.export_markers."""
 
-    units: EnumProperty(name="Units", default="mm", items=_LENGTHS, description="The file's length unit")
+    units: EnumProperty(name="Units", default="mm", items=LENGTH_ITEMS, description="The file's length unit")
 
     @classmethod
     def poll(cls, context):

@@ -2,11 +2,11 @@
 build.motions, the export options of read.armature, and their execute. A format's operators add
 its own options and name the functions that do the work."""
 
-import numpy as np
 from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty
 
+from ... import core
 from ..common.registration import FilesImport, RangeExport, SceneTiming, axis_properties
-from ..common.units import axis_matrix
+from ..common.units import axis_matrix, scene_range
 from ..read.armature import armature_motion
 
 _ORDERS = [
@@ -80,17 +80,35 @@ class MotionImport(FilesImport, Axes, SceneTiming):
 
 
 def export_motion(
-    context, obj, path, write, *, frame_start=None, frame_end=None, axis_forward="-Z", axis_up="Y", scale=1.0, **options
+    context,
+    obj,
+    path,
+    *,
+    frame_start=None,
+    frame_end=None,
+    axis_forward="-Z",
+    axis_up="Y",
+    scale=1.0,
+    source="AUTO",
+    rotation_order="FILE",
+    position_channels="FILE",
+    **write_options,
 ):
-    """The Motion of armature `obj` (scene range by default; see read.armature.armature_motion for
-    `options`), written with `write(motion, path)`; returns the Motion."""
-    scene = context.scene
-    first = scene.frame_start if frame_start is None else frame_start
-    last = scene.frame_end if frame_end is None else frame_end
+    """Write the Motion of armature `obj` over the frame range (the scene's by default) with
+    core.write (the extension of `path` chooses the format; `write_options` are its writer's, e.g.
+    precision); returns the Motion. See read.armature.armature_motion for the other options."""
+    frames = scene_range(context.scene, frame_start, frame_end)
     motion = armature_motion(
-        context, obj, np.arange(first, last + 1), axis_matrix(axis_forward, axis_up), scale, **options
+        context,
+        obj,
+        frames,
+        axis_matrix(axis_forward, axis_up),
+        scale,
+        source=source,
+        rotation_order=rotation_order,
+        position_channels=position_channels,
     )
-    write(motion, path)
+    core.write(motion, path, **write_options)
     return motion
 
 

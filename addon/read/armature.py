@@ -15,6 +15,7 @@ from ..build.armature import bone_rest_matrices
 from ..common import compat, file_record
 from ..common.compat import sample
 from ..common.pose_space import basis_local, file_locals
+from ..common.progress import scene_frames
 from ..common.units import scene_fps
 
 
@@ -194,21 +195,15 @@ def _to_world(object_matrices, rotations, positions):
 
 def _evaluated_poses(context, obj, names, frames):
     """Pose matrices (F, J, 4, 4) and object matrices (F, 4, 4), stepping the scene frame by frame."""
-    scene = context.scene
-    current = scene.frame_current
     order = {b.name: i for i, b in enumerate(obj.pose.bones)}
     index = [order[n] for n in names]
     flat = np.empty(16 * len(obj.pose.bones), dtype=np.float32)
     poses = np.empty((len(frames), len(names), 4, 4))
     world = np.empty((len(frames), 4, 4))
-    try:
-        for f, frame in enumerate(frames):
-            scene.frame_set(int(frame))
-            obj.pose.bones.foreach_get("matrix", flat)
-            poses[f] = flat.reshape(-1, 4, 4).transpose(0, 2, 1)[index]
-            world[f] = np.array(obj.matrix_world)
-    finally:
-        scene.frame_set(current)
+    for f, _ in scene_frames(context, frames, "Sampling the armature"):
+        obj.pose.bones.foreach_get("matrix", flat)
+        poses[f] = flat.reshape(-1, 4, 4).transpose(0, 2, 1)[index]
+        world[f] = np.array(obj.matrix_world)
     return poses, world
 
 

@@ -4,13 +4,15 @@ written to C3D or TRC (`export_markers`, which scripts can call too); the mirror
 import math
 from fractions import Fraction
 
+import bpy
 import numpy as np
 
 from ... import core
 from ...core.markers import Markers
-from ..build.markers import LENGTHS, file_axes
+from ..build.markers import file_axes
 from ..common import compat, file_record
-from ..common.units import scene_fps
+from ..common.progress import scene_frames
+from ..common.units import LENGTHS, scene_fps, scene_range
 from .mesh import sample_meshes
 
 # what an empty's own keys may move without moving its origin (anything else: evaluate the scene)
@@ -38,7 +40,7 @@ def export_markers(
 
     objects  empties (one whose children are empties stands for them: an imported file's parent),
              or one mesh (its evaluated vertices; no gaps)
-    units    the file's length unit (a key of build.markers.LENGTHS); axis_forward, axis_up its
+    units    the file's length unit (a key of common.units.LENGTHS); axis_forward, axis_up its
              axes (None: the format's usual ones, see build.markers.AXES)
     An empty is missing (a NaN gap) where it is hidden in viewports and, for an imported marker,
     where its location is unkeyed: before its first key, after its last, and from a constant key
@@ -46,11 +48,7 @@ def export_markers(
     objects' (vertex) names; the rate: the scene's (the imported file's where it stands for it).
     """
     scene = context.scene
-    first = scene.frame_start if frame_start is None else frame_start
-    last = scene.frame_end if frame_end is None else frame_end
-    frames = np.arange(first, last + 1)
-    if not len(frames):
-        raise ValueError(f"the frame range {first}-{last} is empty")
+    frames = scene_range(scene, frame_start, frame_end)
     meshes = [o for o in objects if o.type == "MESH"]
     if meshes and len(objects) > 1:
         raise ValueError("export either empties or one mesh")
@@ -154,18 +152,19 @@ def _keys_place(obj, curves):
 
 
 def _stepped(context, empties, frames):
-    """World positions (M, F, 3) and visibility (M, F) of empties, stepping the scene frame by frame."""
-    scene = context.scene
-    current = scene.frame_current
+    """World positions (M, F, 3) and visibility (M, F) of empties, stepping the scene frame by frame
+    (all objects' matrices and flags read in bulk each frame)."""
+    objects = bpy.data.objects
+    index = np.array([objects.find(obj.name) for obj in empties], dtype=np.intp)
+    matrices = np.empty(16 * len(objects), dtype=np.float32)
+    hidden = np.empty(len(objects), dtype=bool)
     positions = np.empty((len(frames), len(empties), 3))
     shown = np.empty((len(frames), len(empties)), dtype=bool)
-    try:
-        for f, frame in enumerate(frames):
-            scene.frame_set(int(frame))
-            positions[f] = [obj.matrix_world.translation for obj in empties]
-            shown[f] = [not obj.hide_viewport for obj in empties]
-    finally:
-        scene.frame_set(current)
+    for f, _ in scene_frames(context, frames, "Sampling the markers"):
+        objects.foreach_get("matrix_world", matrices)
+        objects.foreach_get("hide_viewport", hidden)
+        positions[f] = matrices.reshape(-1, 4, 4)[index, 3, :3]  # column-major: the translation is row 3
+        shown[f] = ~hidden[index]
     return positions.swapaxes(0, 1), shown.T
 
 

@@ -5,8 +5,8 @@ import numpy as np
 
 from ... import core
 from ...core.mesh import Mesh
-from ..common.progress import Progress
-from ..common.units import scene_fps
+from ..common.progress import scene_frames
+from ..common.units import scene_fps, scene_range
 
 
 def export_memg(
@@ -14,9 +14,7 @@ def export_memg(
 ):
     """Encode the evaluated mesh of `obj` over the frame range (scene range by default) and write
     .memg + .obj; returns the encoded MeshAnimation."""
-    scene = context.scene
-    first = scene.frame_start if frame_start is None else frame_start
-    last = scene.frame_end if frame_end is None else frame_end
+    frames = scene_range(context.scene, frame_start, frame_end)
     topology = None
 
     def vertices(frame, data, _):
@@ -29,12 +27,11 @@ def export_memg(
             raise ValueError(f"the vertex count changes at frame {frame}: a mesh ensemble needs fixed topology")
         return flat.reshape(-1, 3).astype(float)
 
-    positions = sample_meshes(context, obj, range(first, last + 1), vertices)
-    if topology is None:
-        raise ValueError("the frame range is empty")
+    positions = sample_meshes(context, obj, frames, vertices)
+    assert topology is not None  # set by the first of at least one frame (scene_range)
     if grouping == "groups":
         topology.groups = _face_groups(obj, topology)
-    dense = core.mesh.MeshAnimation(topology, float(scene_fps(scene)), np.array(positions))
+    dense = core.mesh.MeshAnimation(topology, float(scene_fps(context.scene)), np.array(positions))
     return core.write(
         dense, path, tolerance=tolerance, relative=relative, grouping="groups" if topology.groups else "components"
     )
@@ -43,24 +40,15 @@ def export_memg(
 def sample_meshes(context, obj, frames, read):
     """[read(frame, evaluated mesh, world matrix (4, 4)) for each scene frame] of `obj`, with
     progress shown; the scene's frame is restored after."""
-    scene = context.scene
-    current = scene.frame_current
     depsgraph = context.evaluated_depsgraph_get()
-    progress = Progress(context, "Sampling mesh")
     samples = []
-    try:
-        for i, frame in enumerate(frames):
-            scene.frame_set(int(frame))
-            evaluated = obj.evaluated_get(depsgraph)
-            data = evaluated.to_mesh()
-            try:
-                samples.append(read(frame, data, np.array(evaluated.matrix_world)))
-            finally:
-                evaluated.to_mesh_clear()
-            progress.show((i + 1) / len(frames), f"frame {frame}")
-    finally:
-        scene.frame_set(current)
-        progress.close()
+    for _, frame in scene_frames(context, frames, "Sampling mesh"):
+        evaluated = obj.evaluated_get(depsgraph)
+        data = evaluated.to_mesh()
+        try:
+            samples.append(read(frame, data, np.array(evaluated.matrix_world)))
+        finally:
+            evaluated.to_mesh_clear()
     return samples
 
 
