@@ -48,3 +48,10 @@ def snap_rate(period_text):
     single = period * _SINGLE if len(digits) <= 9 else 0  # more digits than a single holds: a double
     rate = standard_rate(period, period - unit / 2 - single, period + unit + single)
     return 1 / period if rate is None else rate
+
+
+def stands_for(period_text, fps):
+    """Whether the printed period `period_text` (None: no text) still stands for `fps`: exactly
+    1 / period, or the standard rate it was rounded from (see snap_rate). Writers print the text
+    back while it does."""
+    return period_text is not None and fps in (1.0 / float(period_text), float(snap_rate(period_text)))

@@ -22,9 +22,17 @@ import numpy as np
 from .. import rebase, rotations
 from ..atomic import atomic_write
 from ..errors import ParseError, require_finite
-from ..frame_rate import snap_rate
+from ..frame_rate import snap_rate, stands_for
 from ..motion import Motion
-from ..numtext import format_blocks, format_table, line_of_row, normalize_newlines, parse_number, parse_table
+from ..numtext import (
+    decode_text,
+    format_blocks,
+    format_table,
+    line_of_row,
+    normalize_newlines,
+    parse_number,
+    parse_table,
+)
 from ..skeleton import POSITION_CHANNELS, Skeleton
 
 READINGS = ("product", "applied")  # how EulerRotationOrder "ZYX" reads: Rz @ Ry @ Rx, or Rx @ Ry @ Rz
@@ -126,13 +134,6 @@ def _channels(order, root):
     return (POSITION_CHANNELS if root else ()) + tuple(a + "rotation" for a in order)
 
 
-def _decode(raw):
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError:  # names in a legacy 8-bit encoding
-        return raw.decode("latin-1")
-
-
 class _Head:
     """The sections before the first segment block: header, hierarchy and base positions, with
     the line of everything (for messages)."""
@@ -154,7 +155,7 @@ class _Head:
             end = data.find(b"\n", position)
             end = len(data) if end < 0 else end
             number += 1
-            text = _decode(data[position:end]).split("#", 1)[0].strip()
+            text = decode_text(data[position:end]).split("#", 1)[0].strip()
             line_start, position = position, end + 1
             if not text:
                 continue
@@ -369,7 +370,7 @@ def _blocks(path, data, head):
     while position < len(data):
         end = data.find(b"\n", position)
         end = len(data) if end < 0 else end
-        text = _decode(data[position:end]).split("#", 1)[0].strip()
+        text = decode_text(data[position:end]).split("#", 1)[0].strip()
         if not text.endswith("]"):
             raise ParseError(path, f"expected ']' closing the segment name, found {text[:60]!r}", line=line)
         name = text[1:-1].strip()
@@ -670,10 +671,7 @@ def _rate_text(motion, text):
     if parse_number(text) == motion.fps:
         return text
     rate = motion.fps
-    if motion.frame_time_text is not None and motion.fps in (
-        1 / float(motion.frame_time_text),
-        float(snap_rate(motion.frame_time_text)),
-    ):
+    if stands_for(motion.frame_time_text, rate):
         rate = float(snap_rate(motion.frame_time_text))
     return str(int(rate)) if rate == int(rate) else repr(rate)
 

@@ -21,6 +21,7 @@ from .. import rotations
 from ..atomic import atomic_write
 from ..errors import require_finite
 from ..figure import Figure
+from ..fk import points_in_world
 from ..markers import Markers
 from ..motion import Motion
 from ..numtext import format_table
@@ -302,9 +303,7 @@ def _skeleton_frames(motion, index, segments):
     s = motion.skeleton
     linear, position = motion.take(index).world_transforms()
     rotation = linear / np.linalg.norm(linear, axis=-2, keepdims=True)  # HTR scales divided out
-    ends = position[:, s.end_site_parents] + np.einsum(
-        "fnij,nj->fni", linear[:, s.end_site_parents], s.end_site_offsets
-    )
+    ends = points_in_world(linear, position, s.end_site_parents, s.end_site_offsets)
     points = np.concatenate([position, ends], axis=1)
     matrices = np.zeros(position.shape[:2] + (4, 4))
     matrices[..., :3, :3] = np.swapaxes(rotation, -1, -2)  # row vectors: the transpose

@@ -14,7 +14,7 @@ import numpy as np
 from ..atomic import atomic_write
 from ..errors import ParseError
 from ..markers import Markers
-from ..numtext import format_table, parse_number, parse_table
+from ..numtext import decode_text, format_table, parse_number, parse_table
 
 _HEADER = (
     "DataRate",
@@ -48,7 +48,7 @@ def read_trc(path):
     lines = data.split(b"\n", 5)
     if len(lines) < 6:
         lines += [b""] * (6 - len(lines))
-    text = [line.decode("utf-8", "replace") if _utf8(line) else line.decode("latin-1") for line in lines[:5]]
+    text = [decode_text(line) for line in lines[:5]]
     fields = _split(text[0])
     if not fields or fields[0].lower() != "pathfiletype":
         raise ParseError(path, f"expected 'PathFileType' on the first line, found {text[0][:60]!r}", line=1)
@@ -92,14 +92,6 @@ def read_trc(path):
             "start_time": float(table[0, 1]) if len(table) else 0.0,
         },
     )
-
-
-def _utf8(line):
-    try:
-        line.decode("utf-8")
-    except UnicodeDecodeError:
-        return False
-    return True
 
 
 def _split(line):

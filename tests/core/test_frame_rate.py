@@ -8,7 +8,7 @@ import pytest
 from bvh_samples import SIMPLE, random_motion, read_text
 from corpus_files import CORPUS, manifest, needs_corpus
 from mocap_io import core
-from mocap_io.core.frame_rate import snap_rate
+from mocap_io.core.frame_rate import snap_rate, stands_for
 
 
 @pytest.mark.parametrize(
@@ -78,3 +78,8 @@ def test_every_corpus_rate_is_standard(path):
     motion = core.read(CORPUS / path, strict=False)
     rate = snap_rate(motion.frame_time_text)
     assert rate.denominator == 1 or rate == Fraction("23.976"), (motion.frame_time_text, rate)
+
+
+def test_a_printed_period_stands_for_its_rate_or_the_standard_one_it_was_rounded_from():
+    assert stands_for("0.008333", 120.0) and stands_for("0.008333", 1 / 0.008333)
+    assert not stands_for("0.008333", 30.0) and not stands_for(None, 120.0)

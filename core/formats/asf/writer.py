@@ -18,7 +18,7 @@ import re
 import numpy as np
 
 from ...atomic import atomic_writes
-from ...frame_rate import snap_rate
+from ...frame_rate import snap_rate, stands_for
 from ...numtext import format_table
 from .reader_amc import DEFAULT_FPS
 from .reader_asf import BONE_DOFS, ROOT, ROOT_DOFS, AsfRecord, axis_angles, axis_matrix
@@ -267,7 +267,7 @@ class _Acclaim:
     def amc(self, first_frame=1):
         """The AMC (bytes): a frame number, then a line of values for each bone with dofs."""
         fps, period = self.motion.fps, self.motion.frame_time_text
-        if period is not None:  # a BVH's Frame Time 0.0083333 stands for 120 per second: say 120
+        if stands_for(period, fps):  # a BVH's Frame Time 0.0083333 stands for 120 per second: say 120
             fps = float(snap_rate(period))
         header = "" if fps == DEFAULT_FPS else f":SAMPLES-PER-SECOND {_number(fps)}\n"
         header += ":FULLY-SPECIFIED\n" + (":DEGREES\n" if self.degrees else ":RADIANS\n")

@@ -4,7 +4,7 @@ import numpy as np
 
 from ... import rebase, rotations
 from ...atomic import atomic_write
-from ...frame_rate import snap_rate
+from ...frame_rate import stands_for
 from ...numtext import format_blocks
 from ...skeleton import POSITION_CHANNELS, ROTATION_CHANNELS
 
@@ -169,7 +169,7 @@ def _frame_time(fps, text=None):
     """`text` (the Frame Time as read) while it stands for `fps` (exactly, or as the standard rate
     it was rounded from), else the shortest decimal for 1 / fps that reads back as exactly the
     same rate (when one exists)."""
-    if text is not None and fps in (1.0 / float(text), float(snap_rate(text))):
+    if stands_for(text, fps):
         return text
     seconds = 1.0 / fps
     for digits in range(6, 18):
