@@ -74,20 +74,22 @@ class Motion:
         """(F, J, 3, 3) local rotations of every joint (without the rest rotations)."""
         return np.stack([self.local_rotation(j) for j in range(self.skeleton.joint_count)], axis=1)
 
-    def _fk(self):
+    def _fk(self, scaled=True):
         s = self.skeleton
         return forward_kinematics(
             s.parents,
             lambda j, frames: rotations.euler_to_matrix_components(self.euler[frames, j], self.euler_orders[j]),
             self.translations,
             rest_rotations=s.rest_rotations,
-            scales=self.scales,
+            scales=self.scales if scaled else None,
         )
 
-    def world_transforms(self):
-        """World linear parts (F, J, 3, 3) (rotation, times the scales if any) and positions
-        (F, J, 3) of every joint, file units, column vectors."""
-        return self._fk()
+    def world_transforms(self, scaled=True):
+        """World linear parts (F, J, 3, 3) (rotation, times the scales if any and `scaled`) and
+        positions (F, J, 3) of every joint, file units, column vectors. A scale sizes its joint
+        alone (see fk), so positions are the same either way and, unscaled, the linear parts are
+        the joints' world rotations."""
+        return self._fk(scaled)
 
     def world_matrices(self):
         """(F, J, 4, 4) world transform of every joint, file units, column vectors."""

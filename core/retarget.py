@@ -48,7 +48,7 @@ def retarget(
     """
     source = motion.skeleton
     pairs = _pairs(source, target, auto_map(source, target) if bone_map is None else bone_map)
-    world, position = _world(motion)
+    world, position = motion.world_transforms(scaled=False)
     roles_source, roles_target = find_roles(source), find_roles(target)
     if root_scale == "legs":
         root_scale = _leg_length(target, roles_target) / _leg_length(source, roles_source)
@@ -91,14 +91,6 @@ def _pairs(source, target, bone_map):
     if len(set(bone_map.values())) != len(bone_map):
         raise ValueError("bone map drives a target joint from more than one source joint")
     return {target.index(t): source.index(s) for s, t in bone_map.items()}
-
-
-def _world(motion):
-    """World rotations (F, J, 3, 3) (scales divided out) and positions (F, J, 3) of a Motion."""
-    linear, position = motion.world_transforms()
-    if motion.scales is not None:
-        linear = linear / np.linalg.norm(linear[..., :, :1], axis=-2, keepdims=True)
-    return linear, position
 
 
 def _target_world(source, target, pairs, world):

@@ -620,11 +620,10 @@ def _global(motion):
     """The motion with every segment a root: its world rest frame as base, its world motion as frames."""
     s = motion.skeleton
     rest, positions = s.rest_world()
-    unscaled = Motion(s, motion.fps, motion.euler, motion.euler_orders, motion.translations)
-    world = unscaled.world_matrices()
+    world, position = motion.world_transforms(scaled=False)
     euler = np.empty_like(motion.euler)
     for j, order in enumerate(motion.euler_orders):
-        turned = rotations.sandwich(rest[j].T, world[:, j, :3, :3], np.eye(3))
+        turned = rotations.sandwich(rest[j].T, world[:, j], np.eye(3))
         euler[:, j] = rotations.unwrap_euler(rotations.matrix_to_euler(turned, order))
     skeleton = Skeleton(
         s.names,
@@ -636,7 +635,7 @@ def _global(motion):
         rest_rotations=rest,
     )
     record = {**motion.record, "format": "gtr", "base_euler": {}, "segment_order": s.names}
-    return Motion(skeleton, motion.fps, euler, motion.euler_orders, world[..., :3, 3], motion.scales, record=record)
+    return Motion(skeleton, motion.fps, euler, motion.euler_orders, position, motion.scales, record=record)
 
 
 def _in_order(motion, joint, order):

@@ -301,8 +301,9 @@ def _skeleton_frames(motion, index, segments):
     """Per frame of `index`: joint world transforms (F, J, 16) as RIB numbers (rotation and position),
     bone turns (F, S, 16) taking +Z along each bone in its joint's frame, and bone lengths (F, S)."""
     s = motion.skeleton
-    linear, position = motion.take(index).world_transforms()
-    rotation = linear / np.linalg.norm(linear, axis=-2, keepdims=True)  # HTR scales divided out
+    take = motion.take(index)
+    linear, position = take.world_transforms()  # HTR's scales size End Sites and bones
+    rotation = linear if take.scales is None else linear / take.scales[..., None, None]
     ends = points_in_world(linear, position, s.end_site_parents, s.end_site_offsets)
     points = np.concatenate([position, ends], axis=1)
     matrices = np.zeros(position.shape[:2] + (4, 4))
