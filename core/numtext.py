@@ -41,6 +41,12 @@ def normalize_newlines(data):
     return data
 
 
+def shortest(value):
+    """The shortest text that reads back as the same double: "20", "0.655637", "-inf" ("0", never "-0")."""
+    text = repr(float(value) + 0.0)
+    return text[:-2] if text.endswith(".0") else text
+
+
 def decode_text(data):
     """Text of `data` (bytes): UTF-8, else Latin-1 (names in a legacy 8-bit encoding)."""
     try:

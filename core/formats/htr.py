@@ -32,6 +32,7 @@ from ..numtext import (
     normalize_newlines,
     parse_number,
     parse_table,
+    shortest,
 )
 from ..skeleton import POSITION_CHANNELS, Skeleton
 
@@ -672,7 +673,7 @@ def _rate_text(motion, text):
     rate = motion.fps
     if stands_for(motion.frame_time_text, rate):
         rate = float(snap_rate(motion.frame_time_text))
-    return str(int(rate)) if rate == int(rate) else repr(rate)
+    return shortest(rate)  # whole rates as integers: readers parse DataFrameRate with atoi
 
 
 def _require_finite(motion, names):

@@ -14,7 +14,7 @@ import numpy as np
 from ..atomic import atomic_write
 from ..errors import ParseError
 from ..markers import Markers
-from ..numtext import decode_text, format_table, parse_number, parse_table
+from ..numtext import decode_text, format_table, parse_number, parse_table, shortest
 
 _HEADER = (
     "DataRate",
@@ -190,7 +190,7 @@ def write_trc(markers, path, *, precision=None):
         raise ValueError(f"marker {markers.names[marker]!r} {'XYZ'[axis]} at frame {frame} is infinite")
     frames, count = positions.shape[:2]
     decimals = max(_decimals(positions), 5) if precision is None else int(precision)
-    rate = _shortest(markers.rate)
+    rate = shortest(markers.rate)
     header = markers.metadata.get("header", {}) if markers.metadata.get("header") else {}
     head = [
         f"PathFileType\t4\t(X/Y/Z)\t{os.path.basename(os.fspath(path))}",
@@ -258,9 +258,3 @@ def _exact(values, decimals):
     scale = 10.0**decimals
     back = np.rint(values.astype(float) * scale) / scale
     return bool((back.astype(values.dtype) == values).all())
-
-
-def _shortest(number):
-    """The shortest decimal text of a float that reads back as the same float."""
-    text = repr(float(number))
-    return text[:-2] if text.endswith(".0") else text

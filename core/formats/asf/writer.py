@@ -19,7 +19,7 @@ import numpy as np
 
 from ...atomic import atomic_writes
 from ...frame_rate import snap_rate, stands_for
-from ...numtext import format_table
+from ...numtext import format_table, shortest
 from .reader_amc import DEFAULT_FPS
 from .reader_asf import BONE_DOFS, ROOT, ROOT_DOFS, AsfRecord, axis_angles, axis_matrix
 
@@ -52,14 +52,8 @@ def write_amc(data, path, *, precision=6, first_frame=1):
         file.write(acclaim.amc(first_frame))
 
 
-def _number(value):
-    """The shortest text that reads back as the same double: "20", "0.655637", "-inf"."""
-    text = repr(float(value) + 0.0)
-    return text[:-2] if text.endswith(".0") else text
-
-
 def _numbers(values):
-    return " ".join(_number(v) for v in values)
+    return " ".join(shortest(v) for v in values)
 
 
 def _check_name(name):
@@ -244,7 +238,7 @@ class _Acclaim:
             if read is None or read.id is not None:  # as read: a file may leave ids out
                 lines.append(f"     id {read.id if read else number}")
             lines.append(f"     name {bone.name}")
-            lines += [f"     direction {_numbers(direction)}", f"     length {_number(length)}"]
+            lines += [f"     direction {_numbers(direction)}", f"     length {shortest(length)}"]
             lines.append(f"     axis {_numbers(angles)} {order}")
             if bone.dofs:
                 lines.append("     dof " + " ".join(bone.dofs))
@@ -269,7 +263,7 @@ class _Acclaim:
         fps, period = self.motion.fps, self.motion.frame_time_text
         if stands_for(period, fps):  # a BVH's Frame Time 0.0083333 stands for 120 per second: say 120
             fps = float(snap_rate(period))
-        header = "" if fps == DEFAULT_FPS else f":SAMPLES-PER-SECOND {_number(fps)}\n"
+        header = "" if fps == DEFAULT_FPS else f":SAMPLES-PER-SECOND {shortest(fps)}\n"
         header += ":FULLY-SPECIFIED\n" + (":DEGREES\n" if self.degrees else ":RADIANS\n")
         frames = self.motion.frame_count
         if not frames:
