@@ -226,19 +226,12 @@ def _rows(markers, first, last, decimals, start_time):
     index = np.arange(first, last)
     table = np.column_stack([markers.first_frame + index, start_time + index / markers.rate, positions])
     missing = np.isnan(table)
-    text = np.frombuffer(format_table(np.where(missing, 0.0, table), decimals), np.uint8).copy()
-    text[text == 32] = 9
-    breaks = np.flatnonzero((text == 9) | (text == 10))
-    ends = breaks
-    starts = np.concatenate([[0], breaks[:-1] + 1])
-    cells = missing.ravel()
-    cut_from, cut_to = [starts[cells]], [ends[cells]]
-    if decimals:  # the frame number's ".000..."
-        frame_ends = ends[:: table.shape[1]]
-        cut_from.append(frame_ends - decimals - 1)
-        cut_to.append(frame_ends)
+    text = np.frombuffer(format_table(np.where(missing, 0.0, table), decimals, separator="\t", whole=1), np.uint8)
+    ends = np.flatnonzero((text == 9) | (text == 10))
+    starts = np.concatenate([[0], ends[:-1] + 1])
+    cells = missing.ravel()  # a missing cell's text is cut, its separators stay
     size = len(text) + 1
-    drop = np.bincount(np.concatenate(cut_from), minlength=size) - np.bincount(np.concatenate(cut_to), minlength=size)
+    drop = np.bincount(starts[cells], minlength=size) - np.bincount(ends[cells], minlength=size)
     return text[np.cumsum(drop[:-1]) == 0].tobytes()
 
 
