@@ -38,12 +38,44 @@ def world_heads(obj, frame):
     return heads, [b.name for b in bones]
 
 
+def assert_heads_match_core(obj, motion, frames, atol, scale=1.0):
+    """Pose-bone heads of `obj` at the motion frames `frames` (scene frame 1 + f) equal the core's
+    FK of `motion` times `scale` in Blender axes (the default conversion: -Z forward, Y up)."""
+    from mocap_io.addon.common.units import axis_matrix
+
+    expected = scale * motion.world_positions() @ axis_matrix("-Z", "Y").T
+    for frame in frames:
+        heads, names = world_heads(obj, 1 + frame)
+        np.testing.assert_allclose(heads, expected[frame][[motion.skeleton.index(n) for n in names]], atol=atol)
+
+
+def assert_same_heads(ours, theirs, frames, atol):
+    """Pose-bone heads of two armatures with the same bone names agree at the scene frames `frames`."""
+    for frame in frames:
+        a, names_a = world_heads(ours, frame)
+        b, names_b = world_heads(theirs, frame)
+        np.testing.assert_allclose(a, b[[names_b.index(n) for n in names_a]], atol=atol)
+
+
 def data_counts():
     """Names of every data-block in the collections an import may touch."""
     return {
         name: sorted(b.name for b in getattr(bpy.data, name))
         for name in ("objects", "armatures", "actions", "meshes", "materials", "collections")
     }
+
+
+def failed_import(operator, **options):
+    """The one-line report of an import that must fail (from an empty scene); checks that it left
+    nothing behind."""
+    fresh_scene()
+    before = data_counts()
+    with pytest.raises(RuntimeError) as info:
+        operator(**options)
+    assert data_counts() == before
+    text = str(info.value)
+    assert "Traceback" not in text and len(text.strip().splitlines()) == 1
+    return text
 
 
 def evaluated_vertices(obj, frame):

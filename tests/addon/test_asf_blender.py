@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import asf_samples as sample
-from blender_scene import bpy, data_counts, fresh_scene, world_heads
+from blender_scene import assert_heads_match_core, assert_same_heads, bpy, data_counts, fresh_scene, world_heads
 from corpus_files import CORPUS, needs_corpus
 from mocap_io import core
 from mocap_io.addon import export_asf, import_asf
@@ -27,13 +27,7 @@ def files(tmp_path):
 
 
 def check_against_core(obj, motion, frames):
-    expected = motion.world_positions() @ axis_matrix("-Z", "Y").T
-    height = np.abs(expected).max()
-    for frame in frames:
-        heads, names = world_heads(obj, 1 + frame)
-        np.testing.assert_allclose(
-            heads, expected[frame][[motion.skeleton.index(n) for n in names]], atol=1e-5 * height
-        )
+    assert_heads_match_core(obj, motion, frames, 1e-5 * np.abs(motion.world_positions()).max())
 
 
 def test_asf_with_takes_one_armature_matches_the_core(files):
@@ -80,10 +74,7 @@ def test_a_cmu_take_matches_the_builtin_bvh_importer(tmp_path):
     bpy.ops.import_anim.bvh(filepath=str(converted), update_scene_fps=False, update_scene_duration=False)
     builtin = bpy.context.object
     height = np.abs(motion.world_positions()).max()
-    for frame in (1, 101, motion.frame_count):
-        a, names_a = world_heads(ours, frame)
-        b, names_b = world_heads(builtin, frame)
-        np.testing.assert_allclose(a, b[[names_b.index(n) for n in names_a]], atol=1e-5 * height)
+    assert_same_heads(ours, builtin, (1, 101, motion.frame_count), 1e-5 * height)
 
 
 def test_export_gives_back_the_world_positions(files, tmp_path):

@@ -4,12 +4,11 @@ BVH (core) imported by Blender's built-in BVH importer; SF as bone scale; all or
 import numpy as np
 import pytest
 
-from blender_scene import bpy, data_counts, fresh_scene, world_heads
+from blender_scene import assert_heads_match_core, assert_same_heads, bpy, data_counts, fresh_scene
 from corpus_files import CORPUS, needs_corpus
 from htr_samples import SAMPLE
 from mocap_io import core
 from mocap_io.addon import export_htr, import_htr
-from mocap_io.addon.common.units import axis_matrix
 
 EGNARO = CORPUS / "htr/animal3d-egnaro/egnaro_skel_anim.htr"
 
@@ -21,17 +20,9 @@ def sample(tmp_path):
     return path
 
 
-def heads_in_file_order(obj, motion, frame):
-    heads, names = world_heads(obj, frame)
-    return heads[[names.index(n) for n in motion.skeleton.names]]
-
-
 def check_against_core(obj, motion, metres_per_unit, frames):
-    expected = motion.world_positions() @ axis_matrix("-Z", "Y").T * metres_per_unit
-    height = np.abs(expected).max()
-    for frame in frames:
-        heads = heads_in_file_order(obj, motion, 1 + frame)
-        np.testing.assert_allclose(heads, expected[frame], atol=1e-5 * height)
+    height = np.abs(motion.world_positions()).max() * metres_per_unit
+    assert_heads_match_core(obj, motion, frames, 1e-5 * height, scale=metres_per_unit)
 
 
 @pytest.mark.parametrize("bone_axes", ["ROLL", "EXACT"])
@@ -60,10 +51,7 @@ def test_the_corpus_file_matches_the_core_and_the_builtin_bvh_importer(tmp_path)
     )
     builtin = bpy.context.object
     height = np.abs(motion.world_positions()).max() * 0.001
-    for frame in (1, 2, 41, motion.frame_count):
-        a, names_a = world_heads(ours, frame)
-        b, names_b = world_heads(builtin, frame)
-        np.testing.assert_allclose(a, b[[names_b.index(n) for n in names_a]], atol=1e-5 * height)
+    assert_same_heads(ours, builtin, (1, 2, 41, motion.frame_count), 1e-5 * height)
 
 
 def test_export_gives_back_the_world_positions(sample, tmp_path):

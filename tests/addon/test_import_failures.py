@@ -8,7 +8,15 @@ import numpy as np
 import pytest
 
 import fuzz_cases
-from blender_scene import armature_in_edit_mode, bpy, data_counts, evaluated_vertices, fresh_scene, world_heads
+from blender_scene import (
+    armature_in_edit_mode,
+    bpy,
+    data_counts,
+    evaluated_vertices,
+    failed_import,
+    fresh_scene,
+    world_heads,
+)
 from bvh_samples import SIMPLE
 from ensemble_samples import two_bars
 from mocap_io import core
@@ -18,18 +26,6 @@ from mocap_io.addon.common import compat
 from mocap_io.addon.common.names import blender_names
 from mocap_io.addon.operators import bvh
 from mocap_io.core.mesh import GroupBasis, Mesh, MeshAnimation
-
-
-def failed_import(operator, **options):
-    """The report of an import that must fail; checks that it left nothing behind."""
-    fresh_scene()
-    before = data_counts()
-    with pytest.raises(RuntimeError) as info:
-        operator(**options)
-    assert data_counts() == before
-    text = str(info.value)
-    assert "Traceback" not in text and len(text.strip().splitlines()) == 1
-    return text
 
 
 @pytest.fixture()

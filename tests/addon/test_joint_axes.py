@@ -5,7 +5,7 @@ Both give the core's world positions."""
 import numpy as np
 import pytest
 
-from blender_scene import bpy, fresh_scene, world_heads
+from blender_scene import assert_heads_match_core, bpy, fresh_scene
 from mocap_io import core
 from mocap_io.addon.build.motions import build_motions
 from mocap_io.addon.common.progress import run
@@ -60,11 +60,7 @@ def test_world_positions_are_the_cores(bone_axes):
     motion, _, _ = axes_motion()
     fresh_scene()
     (obj,), _ = run(build_motions(bpy.context, [("axes.bvh", motion)], bone_axes=bone_axes), bpy.context, "test")
-    expected = motion.world_positions() @ axis_matrix("-Z", "Y").T
-    for frame in range(motion.frame_count):
-        heads, names = world_heads(obj, 1 + frame)
-        order = [motion.skeleton.names.index(n) for n in names]
-        np.testing.assert_allclose(heads, expected[frame, order], atol=1e-5 * 40)
+    assert_heads_match_core(obj, motion, range(motion.frame_count), 1e-5 * 40)
 
 
 def _pose_rotations(obj, motion, frame):

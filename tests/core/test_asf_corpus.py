@@ -18,9 +18,8 @@ BVH = [r["path"] for r in manifest("bvh") if r["expect"] == "ok"]
 CM_PER_UNIT = 2.54 / 0.45  # CMU: length 0.45, units of 1/0.45 inch
 
 
+@needs_corpus
 def test_the_corpus_has_asf_and_amc_files():
-    if not CORPUS.is_dir():
-        pytest.skip("no corpus")
     assert len(AMC) >= 3 and len(ROWS) >= 6
 
 

@@ -14,7 +14,7 @@ from mocap_io.core import rebase
 from mocap_io.core.formats import htr
 
 EGNARO = CORPUS / "htr/animal3d-egnaro/egnaro_skel_anim.htr"
-BVH_FILES = [r["path"] for r in manifest("bvh") if r["format"] == "bvh"]
+BVH_FILES = [r["path"] for r in manifest("bvh")]
 
 
 def height(motion):

@@ -10,10 +10,6 @@ from mocap_io import core
 from sample_motion import cmu_like_motion
 
 
-def local_rotations(motion):
-    return Rotation.from_matrix(motion.local_rotations().reshape(-1, 3, 3))
-
-
 @pytest.mark.parametrize(("source", "target", "every", "of"), [(120.0, 30.0, 1, 4), (30000 / 1001, 24000 / 1001, 4, 5)])
 def test_coincident_frames_are_exact(source, target, every, of):
     """120 -> 30 fps keeps every 4th frame; 29.97 -> 23.976 meets the source every 5th frame."""

@@ -34,9 +34,8 @@ def write(tmp_path, text, name="t.trc"):
     return path
 
 
+@needs_corpus
 def test_the_corpus_has_trc_files():
-    if not CORPUS.is_dir():
-        pytest.skip("no corpus")
     assert len(OK) >= 5 and len(ERRORS) == 2
 
 
