@@ -213,8 +213,12 @@ class Decoder:
         self._pos = start + 2
         self._range = 510
 
+    def error(self, what, offset=None):
+        """A ParseError about this sub-stream at `offset` (default: the next byte to fetch)."""
+        return ParseError(self.path, f"{self.element}: {what}", offset=self._pos if offset is None else offset)
+
     def _overrun(self, at):
-        raise ParseError(self.path, f"{self.element}: the arithmetic-coded data ends before its final bin", offset=at)
+        raise self.error("the arithmetic-coded data ends before its final bin", at)
 
     def _fill(self, n):
         """Fetch bytes until `n` bits are buffered; returns (buffer, bits in it)."""
@@ -312,9 +316,7 @@ class Decoder:
             k += 1
             ones += 1
             if ones > MAX_PREFIX:
-                raise ParseError(
-                    self.path, f"{self.element}: Exp-Golomb prefix longer than {MAX_PREFIX} bins", offset=self._pos
-                )
+                raise self.error(f"Exp-Golomb prefix longer than {MAX_PREFIX} bins")
         suffix = 0
         for _ in range(k):
             suffix = (suffix << 1) | bypass()
