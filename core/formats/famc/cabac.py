@@ -206,7 +206,7 @@ class Decoder:
         self.limit = min(end, len(data))
         self.end = None
         if self.limit - start < 2:
-            self._overrun(start)
+            self._overrun(self.limit)
         self._value = (data[start] << 1) | (data[start + 1] >> 7)
         self._buf = data[start + 1] & 0x7F
         self._nbuf = 7
