@@ -262,13 +262,18 @@ def predict(rest, labels, adjacency, weights, transforms, frames=None):
     bit for bit."""
     clusters = len(adjacency)
     rest, labels = _checked(rest, labels, clusters)
+    weights = np.asarray(weights, dtype=float)
+    if weights.shape != (len(rest), _padded_width(adjacency)):
+        raise ValueError(f"weights {weights.shape} must be ({len(rest)}, {_padded_width(adjacency)})")
     transforms = np.asarray(transforms, dtype=float)
     chosen = transforms if frames is None else transforms[:, np.asarray(frames, dtype=np.intp).reshape(-1)]
     out = np.empty((chosen.shape[1], len(rest), 3))
     points = _homogeneous(rest)
     for k, index in enumerate(_members(labels, clusters)):
+        if not len(index):
+            continue
         near = np.asarray(adjacency[k])
         blend = (weights[index, : len(near), None] * points[index, None, :]).reshape(len(index), -1)
         stacked = chosen[near].transpose(1, 2, 0, 3).reshape(-1, 4 * len(near))
-        out[:, index] = np.einsum("fk,nk->fn", stacked, blend).reshape(len(out), 3, -1).transpose(0, 2, 1)
+        out[:, index] = np.einsum("fk,nk->fn", stacked, blend).reshape(len(out), 3, len(index)).transpose(0, 2, 1)
     return out

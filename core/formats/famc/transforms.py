@@ -20,20 +20,26 @@ def _dct_basis(frames):
     return basis
 
 
-def _along_frames(matrix, x):
+def _frames(x):
     x = np.asarray(x, dtype=float)
     if x.ndim == 0 or not len(x):
         raise ValueError(f"expected an array of at least one frame along axis 0, got shape {x.shape}")
+    return x
+
+
+def _along_frames(matrix, x):
     return (matrix @ x.reshape(len(x), -1)).reshape(x.shape)
 
 
 def dct(x):
     """Orthonormal DCT-II of `x` (F, ...) along axis 0 (scipy's dct(norm="ortho"))."""
+    x = _frames(x)
     return _along_frames(_dct_basis(len(x)), x)
 
 
 def idct(c):
     """Inverse of `dct`: the orthonormal DCT-III along axis 0."""
+    c = _frames(c)
     return _along_frames(_dct_basis(len(c)).T, c)
 
 
