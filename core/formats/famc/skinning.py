@@ -177,18 +177,18 @@ def cluster_by_motion(rest, positions, clusters, seed=0, *, iterations=10):
 
 
 def cluster_adjacency(labels, edges):
-    """For each cluster k (0..max label), a sorted int array of the clusters sharing a mesh edge
-    (E, 2) with it, k itself FIRST: the weights of a vertex run over adj[labels[v]] in this order,
-    its own cluster's weight first."""
+    """For each cluster k (0..max label) an int array: k itself FIRST, then, ascending, the clusters
+    sharing a mesh edge (E, 2) with it. The weights of a vertex run over adj[labels[v]] in this
+    order: its own cluster's weight first."""
     labels = np.asarray(labels)
     clusters = int(labels.max()) + 1 if len(labels) else 0
     edges = np.asarray(edges, dtype=np.int64).reshape(-1, 2)
     if len(edges) and not 0 <= edges.min() <= edges.max() < len(labels):
         raise ValueError(f"edges must index the {len(labels)} vertices")
-    a, b = labels[edges].T if len(edges) else (np.zeros(0, int), np.zeros(0, int))
+    a, b = labels[edges].T
     across = a != b
     pairs = np.unique(np.concatenate([a[across] * clusters + b[across], b[across] * clusters + a[across]]))
-    first, second = np.divmod(pairs, clusters) if clusters else (pairs, pairs)
+    first, second = np.divmod(pairs, max(clusters, 1))
     others = np.split(second, np.searchsorted(first, np.arange(1, clusters)))
     return [np.concatenate([[k], near]).astype(np.intp) for k, near in enumerate(others[:clusters])]
 
@@ -235,9 +235,12 @@ def _constrained_fit(transforms, points, targets):
     (m, F, 3, 4) predicting the targets (F, n, 3) from the points (n, 4), with w = e_0 + N u,
     N's columns e_j - e_0, eliminating the constraint."""
     m = len(transforms)
-    gram = np.einsum("itab,jtac->ijbc", transforms, transforms)
-    normal = np.einsum("vb,ijbc,vc->vij", points, gram, points)
-    through = targets.transpose(1, 0, 2).reshape(len(points), -1) @ transforms.transpose(1, 2, 0, 3).reshape(-1, 4 * m)
+    stacked = transforms.transpose(1, 2, 0, 3).reshape(-1, 4 * m)  # rows (frame, axis), columns (cluster, 4)
+    gram = (stacked.T @ stacked).reshape(m, 4, m, 4)  # sum over frames of A_i^T A_j, indexed [i, b, j, c]
+    normal = np.einsum(
+        "vijc,vc->vij", (points @ gram.transpose(1, 0, 2, 3).reshape(4, -1)).reshape(-1, m, m, 4), points
+    )
+    through = targets.transpose(1, 0, 2).reshape(len(points), -1) @ stacked
     right = np.einsum("vjc,vc->vj", through.reshape(len(points), m, 4), points) - normal[:, :, 0]
     reduced = normal[:, 1:, 1:] - normal[:, 1:, :1] - normal[:, :1, 1:] + normal[:, :1, :1]
     rhs = right[:, 1:] - right[:, :1]
