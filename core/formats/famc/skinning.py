@@ -15,7 +15,7 @@ design: the standard defines only what a decoder computes from them.
 import numpy as np
 
 MIN_EXTENT = 1e-5  # an anchor's smallest offset from the barycentre: a flat cluster keeps an invertible frame
-_SAMPLE_FRAMES = 48  # frames the clustering looks at: enough to tell motions apart, cheap at any length
+_SAMPLE_FRAMES = 24  # frames the clustering looks at: enough to tell motions apart, cheap at any length
 _RANK = 1e-10  # relative spread below which a cluster's direction counts as unspanned by its vertices
 _RIDGE = 1e-12  # relative pull of each vertex's weights toward its own cluster alone
 _GAIN = 1e-12  # relative error reduction below which a vertex keeps its own cluster alone
@@ -117,15 +117,20 @@ def fit_affine(rest, positions, labels, clusters):
     return transforms
 
 
-def _kmeans(features, clusters, rng, iterations=30):
+def _kmeans(features, clusters, rng, iterations=20):
     """Labels of k-means (k-means++ seeding from `rng`, Lloyd iterations) on the rows of `features`."""
+    norms = np.square(features).sum(axis=1)
+
+    def distances(row):
+        return np.maximum(norms - 2 * features @ features[row] + norms[row], 0.0)
+
     picks = [int(rng.integers(len(features)))]
-    nearest = np.square(features - features[picks[0]]).sum(axis=1)
+    nearest = distances(picks[0])
     for _ in range(1, clusters):
         total = nearest.sum()
         pick = int(rng.choice(len(features), p=nearest / total)) if total > 0 else int(rng.integers(len(features)))
         picks.append(pick)
-        nearest = np.minimum(nearest, np.square(features - features[pick]).sum(axis=1))
+        nearest = np.minimum(nearest, distances(pick))
     centres = features[picks]
     labels = None
     for _ in range(iterations):
