@@ -246,13 +246,16 @@ def test_predict_weights_run_over_the_adjacency_list():
 
 def test_model_inputs_are_checked(tube):
     rest, _, positions, _, _ = tube
+    one = np.zeros(len(rest), int)
     with pytest.raises(ValueError, match="labels"):
         skinning.fit_affine(rest, positions, np.full(len(rest), 3), 3)
     with pytest.raises(ValueError, match="positions"):
-        skinning.fit_affine(rest, positions[:, 1:], np.zeros(len(rest), int), 1)
+        skinning.fit_affine(rest, positions[:, 1:], one, 1)
     with pytest.raises(ValueError, match="weights"):
-        skinning.predict(
-            rest, np.zeros(len(rest), int), [np.array([0])], np.ones((len(rest), 2)), np.zeros((1, 1, 3, 4))
-        )
+        skinning.predict(rest, one, [np.array([0])], np.ones((len(rest), 2)), np.zeros((1, 1, 3, 4)))
+    with pytest.raises(ValueError, match="transforms"):
+        skinning.predict(rest, one, [np.array([0])], np.ones((len(rest), 1)), np.zeros((2, 1, 3, 4)))
+    with pytest.raises(ValueError, match="transforms"):
+        skinning.skinning_weights(rest, positions, one, [np.array([0])], np.zeros((1, 1, 3, 4)))
     with pytest.raises(ValueError, match="trajectories"):
         skinning.affine_from_points(np.zeros((2, 4, 3)), np.zeros((3, 5, 4, 3)))

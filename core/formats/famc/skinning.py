@@ -31,22 +31,31 @@ def _members(labels, clusters):
     return np.split(order, np.cumsum(np.bincount(labels, minlength=clusters))[:-1])
 
 
-def _checked(rest, labels, clusters, positions=None):
-    """(rest (V, 3) float, labels (V,) int[, positions (F, V, 3) float]) after their shapes and range."""
+def _checked(rest, labels=None, clusters=0, positions=None):
+    """(rest (V, 3) float, labels (V,) int in 0..clusters-1, positions (F, V, 3) float), each
+    checked against rest when given (else None)."""
     rest = np.asarray(rest, dtype=float)
-    labels = np.asarray(labels)
-    if rest.ndim != 2 or rest.shape[1] != 3 or labels.shape != rest.shape[:1]:
-        raise ValueError(f"rest {rest.shape} and labels {labels.shape} must be (V, 3) and (V,)")
-    if not np.issubdtype(labels.dtype, np.integer) or (
-        len(labels) and not 0 <= labels.min() <= labels.max() < clusters
-    ):
-        raise ValueError(f"labels must be integers in 0..{clusters - 1}")
-    if positions is None:
-        return rest, labels
-    positions = np.asarray(positions, dtype=float)
-    if positions.ndim != 3 or positions.shape[1:] != rest.shape:
-        raise ValueError(f"positions {positions.shape} must be (F, {len(rest)}, 3)")
+    if rest.ndim != 2 or rest.shape[1] != 3:
+        raise ValueError(f"rest {rest.shape} must be (V, 3)")
+    if labels is not None:
+        labels = np.asarray(labels)
+        in_range = not len(labels) or 0 <= labels.min() <= labels.max() < clusters
+        if labels.shape != rest.shape[:1] or not np.issubdtype(labels.dtype, np.integer) or not in_range:
+            raise ValueError(f"labels must be {len(rest)} integers in 0..{clusters - 1}")
+    if positions is not None:
+        positions = np.asarray(positions, dtype=float)
+        if positions.ndim != 3 or positions.shape[1:] != rest.shape:
+            raise ValueError(f"positions {positions.shape} must be (F, {len(rest)}, 3)")
     return rest, labels, positions
+
+
+def _checked_transforms(transforms, clusters, frames=None):
+    transforms = np.asarray(transforms, dtype=float)
+    if transforms.ndim != 4 or transforms.shape[::2] != (clusters, 3) or transforms.shape[3] != 4:
+        raise ValueError(f"transforms {transforms.shape} must be ({clusters}, F, 3, 4)")
+    if frames is not None and len(transforms[0]) != frames:
+        raise ValueError(f"transforms {transforms.shape} must cover the {frames} frames")
+    return transforms
 
 
 def anchor_points(rest, labels, clusters):
@@ -54,7 +63,7 @@ def anchor_points(rest, labels, clusters):
     M1 + (0, 0, dz), dx, dy, dz the cluster's extent along each axis (at least MIN_EXTENT).
 
     An empty cluster gets M1 = 0 and the smallest extent."""
-    rest, labels = _checked(rest, labels, clusters)
+    rest, labels, _ = _checked(rest, labels, clusters)
     counts = np.bincount(labels, minlength=clusters)
     centre = np.stack([np.bincount(labels, rest[:, a], clusters) for a in range(3)], axis=1)
     centre /= np.maximum(counts, 1)[:, None]
@@ -156,8 +165,7 @@ def cluster_by_motion(rest, positions, clusters, seed=0, *, iterations=10):
     positions, then refinement: each vertex moves to the cluster whose least-squares affine motion
     predicts it best, for at most `iterations` rounds. Both look at no more than _SAMPLE_FRAMES
     evenly spread frames. Empty clusters are dropped and the labels renumbered."""
-    rest = np.asarray(rest, dtype=float)
-    rest, _, positions = _checked(rest, np.zeros(len(rest), int), 1, positions)
+    rest, _, positions = _checked(rest, positions=positions)
     if clusters < 1 or not len(rest) or not len(positions):
         raise ValueError("clustering needs at least one cluster, vertex and frame")
     frames = np.unique(np.linspace(0, len(positions) - 1, min(len(positions), _SAMPLE_FRAMES)).round().astype(int))
@@ -212,9 +220,7 @@ def skinning_weights(rest, positions, labels, adjacency, transforms, boundary=No
     """
     clusters = len(adjacency)
     rest, labels, positions = _checked(rest, labels, clusters, positions)
-    transforms = np.asarray(transforms, dtype=float)
-    if transforms.shape != (clusters, len(positions), 3, 4):
-        raise ValueError(f"transforms {transforms.shape} must be ({clusters}, {len(positions)}, 3, 4)")
+    transforms = _checked_transforms(transforms, clusters, len(positions))
     solve = np.ones(len(rest), bool) if boundary is None else np.asarray(boundary, bool)
     weights = np.zeros((len(rest), _padded_width(adjacency)))
     weights[:, 0] = 1.0
@@ -269,11 +275,11 @@ def predict(rest, labels, adjacency, weights, transforms, frames=None):
     rounding depends on the matrix shapes: any subset of frames gives the full prediction's rows
     bit for bit."""
     clusters = len(adjacency)
-    rest, labels = _checked(rest, labels, clusters)
+    rest, labels, _ = _checked(rest, labels, clusters)
     weights = np.asarray(weights, dtype=float)
     if weights.shape != (len(rest), _padded_width(adjacency)):
         raise ValueError(f"weights {weights.shape} must be ({len(rest)}, {_padded_width(adjacency)})")
-    transforms = np.asarray(transforms, dtype=float)
+    transforms = _checked_transforms(transforms, clusters)
     chosen = transforms if frames is None else transforms[:, np.asarray(frames, dtype=np.intp).reshape(-1)]
     out = np.empty((chosen.shape[1], len(rest), 3))
     points = _homogeneous(rest)
