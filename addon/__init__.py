@@ -2,29 +2,33 @@
 Nothing here parses a file; nothing in core knows Blender.
 
 Scripts call the plain functions behind the operators: `import_bvh`, `export_bvh`, `import_memg`,
-`export_memg`, `import_asf`, `export_asf`, `import_htr`, `export_htr`, `import_markers` and
-`export_markers` (C3D and TRC), `retarget_armature` (see each for its options)."""
+`export_memg`, `import_famc`, `export_famc`, `import_asf`, `export_asf`, `import_htr`,
+`export_htr`, `import_markers` and `export_markers` (C3D and TRC), `retarget_armature` (see each
+for its options)."""
 
 import bpy
 
+from .build.animated_mesh import import_famc
 from .build.ensemble import import_memg
 from .build.markers import import_markers
 from .build.retarget import retarget_armature
-from .operators import asf, bvh, c3d, htr, memg, retarget, trc
+from .operators import asf, bvh, c3d, famc, htr, memg, retarget, trc
 from .operators.asf import export_asf, import_asf
 from .operators.bvh import export_bvh, import_bvh
 from .operators.htr import export_htr, import_htr
 from .read.markers import export_markers
-from .read.mesh import export_memg
+from .read.mesh import export_famc, export_memg
 
 __all__ = [
     "export_asf",
     "import_asf",
     "export_bvh",
+    "export_famc",
     "export_htr",
     "export_markers",
     "export_memg",
     "import_bvh",
+    "import_famc",
     "import_htr",
     "import_markers",
     "import_memg",
@@ -32,7 +36,7 @@ __all__ = [
     "retarget_armature",
     "unregister",
 ]
-_MODULES = (bvh, asf, htr, memg, c3d, trc, retarget)
+_MODULES = (bvh, asf, htr, memg, famc, c3d, trc, retarget)
 
 
 def register():

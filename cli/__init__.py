@@ -119,7 +119,7 @@ def _parser():
     )
     group.add_argument("--input-fps", type=_positive, metavar="FPS", help="rate of AMC, PC2 and OBJ sequences")
     group.add_argument("--skeleton", metavar="ASF", help="the .asf of an .amc (default: the one beside it)")
-    group.add_argument("--obj", metavar="OBJ", help="the mesh of a .memg or .pc2 (default: the .obj beside it)")
+    group.add_argument("--obj", metavar="OBJ", help="the mesh of a .memg, .famc or .pc2 (default: the .obj beside it)")
     writing = argparse.ArgumentParser(add_help=False)
     group = writing.add_argument_group("writing (each format takes the options it has)")
     group.add_argument("--precision", type=int, metavar="N", help="decimals of text formats (default 6)")
@@ -127,7 +127,7 @@ def _parser():
     group.add_argument(
         "--position-joints", choices=("root", "all"), help="BVH: position channels on the root or every joint"
     )
-    group.add_argument("--tolerance", type=_positive, help="MEMG: encoding tolerance (relative, default 0.001)")
+    group.add_argument("--tolerance", type=_positive, help="MEMG, FAMC: encoding tolerance (relative, default 0.001)")
     commands = parser.add_subparsers(title="commands", metavar="COMMAND")
 
     def command(name, run, summary, examples, parents=(common,)):

@@ -85,7 +85,7 @@ def plan(source, destination, targets, *, force=False, read_options=None, write_
 
 
 def _made_from(path, read_options):
-    """The files a conversion of `path` reads: itself, an .amc's .asf, the .obj of a .memg or .pc2."""
+    """The files a conversion of `path` reads: itself, an .amc's .asf, the .obj of a .memg, .famc or .pc2."""
     ext = os.path.splitext(path)[1].lower()
     if ext == ".amc":
         from ..core.formats.asf import find_asf
@@ -94,7 +94,7 @@ def _made_from(path, read_options):
             return [path, read_options.get("skeleton") or find_asf(path)]
         except (OSError, ValueError):
             return [path]
-    if ext in (".memg", ".pc2"):
+    if ext in (".memg", ".famc", ".pc2"):
         return [path, read_options.get("obj") or os.path.splitext(path)[0] + ".obj"]
     return [path]
 

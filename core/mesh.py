@@ -126,38 +126,51 @@ _BLOCK = 1 << 18  # numbers decoded per block of frames (2 MB: stays in cache)
 
 
 class MeshAnimation:
-    """A mesh whose vertices move: dense positions (F, V, 3), or a factored form evaluated lazily.
+    """A mesh whose vertices move: dense positions (F, V, 3), a factored form evaluated lazily, or
+    a stream decoded on demand.
 
     mesh        the rest Mesh
     fps         frames per second
     positions   (F, V, 3) array for a dense animation, or None
     groups      list of GroupBasis and `transforms` (k, F, 4, 4) for a factored one; vertices in
                 no group stay at their rest position, and where groups overlap the later one wins
+    source      an object with `frame_count` and `positions(index)` -> (len(index), V, 3) that
+                decodes the frames asked for (an encoded stream such as .famc)
     """
 
-    def __init__(self, mesh, fps, positions=None, *, groups=None, transforms=None):
+    def __init__(self, mesh, fps, positions=None, *, groups=None, transforms=None, source=None):
         self.mesh = mesh
         self.fps = float(fps)
         self._positions = None if positions is None else np.asarray(positions, dtype=float)
         self.groups = list(groups or [])
         self.transforms = None if transforms is None else np.asarray(transforms, dtype=float)
-        if (self._positions is None) == (self.transforms is None):
-            raise ValueError("give either dense positions or groups with transforms")
+        self.source = source
+        if sum(x is not None for x in (self._positions, self.transforms, source)) != 1:
+            raise ValueError("give one of: dense positions, groups with transforms, a decoding source")
         if self._positions is not None and self._positions.shape[1:] != mesh.vertices.shape:
             raise ValueError(f"positions {self._positions.shape} do not fit {len(mesh.vertices)} vertices")
 
     def __repr__(self):
-        kind = "dense" if self._positions is not None else f"{len(self.groups)} groups"
+        kind = (
+            "dense"
+            if self._positions is not None
+            else "decoded on demand"
+            if self.source
+            else f"{len(self.groups)} groups"
+        )
         vertices = len(self.mesh.vertices)
         return f"<MeshAnimation {vertices} vertices x {self.frame_count} frames at {self.fps:g} fps, {kind}>"
 
     @property
     def frame_count(self):
+        if self.source is not None:
+            return self.source.frame_count
         return len(self._positions) if self._positions is not None else self.transforms.shape[1]
 
     @property
     def factored(self):
-        return self._positions is None
+        """Whether this is the factored form (groups with transforms)."""
+        return self.transforms is not None
 
     def positions(self, frames=None):
         """(F, V, 3) vertex positions in mesh vertex order for `frames` (None: all; an int, a
@@ -167,6 +180,8 @@ class MeshAnimation:
         index = np.atleast_1d(index)
         if self._positions is not None:
             out = self._positions[index]
+        elif self.source is not None:
+            out = self.source.positions(index)
         else:
             out = np.empty((len(index),) + self.mesh.vertices.shape)
             still = np.ones(len(self.mesh.vertices), dtype=bool)

@@ -35,7 +35,7 @@ from mocap_io.core.markers import Analog, Event, Markers
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 CORPUS = pathlib.Path(os.environ.get("MOCAP_IO_CORPUS", ROOT.parent / "shared" / "corpus"))
-FORMATS = ("bvh", "asf", "htr", "obj", "memg", "pc2", "c3d", "trc")
+FORMATS = ("bvh", "asf", "htr", "obj", "memg", "famc", "pc2", "c3d", "trc")
 MEMORY_LIMIT = 3 << 30  # address space of the child, bytes
 CASE_SECONDS = 5.0  # time limit of one case
 CASES = 400  # per format
@@ -129,7 +129,7 @@ def seeds(fmt):
                 if (CORPUS / "asfamc" / asf).is_file():
                     frames = re.split(rb"\n6\r?\n", (CORPUS / "asfamc" / amc).read_bytes())[0]  # five frames
                     out.append((asf, {"t.asf": (CORPUS / "asfamc" / asf).read_bytes(), "t.amc": frames}, "t.amc"))
-        elif fmt in ("obj", "memg"):
+        elif fmt in ("obj", "memg", "famc"):
             n = 4
             grid = np.stack(np.meshgrid(np.arange(n), np.arange(n), indexing="ij"), -1).reshape(-1, 2)
             vertices = np.hstack([grid, np.zeros((n * n, 1))]).astype(float)
@@ -151,10 +151,10 @@ def seeds(fmt):
             frames = np.array([vertices + [0, 0, np.sin(t + vertices[:, 0])[0]] for t in range(5)])
             frames[:, :, 2] += 0.1 * np.sin(vertices[:, 1])[None] * np.arange(5)[:, None]
             animation = mesh_module.MeshAnimation(mesh, 24, frames)
-            core.write(animation, folder / "t.memg", tolerance=1e-4)
+            core.write(animation, folder / ("t.famc" if fmt == "famc" else "t.memg"), tolerance=1e-4)
             files = {"t.obj": (folder / "t.obj").read_bytes()}
-            if fmt == "memg":
-                files["t.memg"] = (folder / "t.memg").read_bytes()
+            if fmt != "obj":
+                files["t." + fmt] = (folder / ("t." + fmt)).read_bytes()
             out.append(("sample", files, "t." + fmt))
             if fmt == "obj" and (CORPUS / "mesh/gl-geometry-cloth/basicCloth.obj").is_file():
                 out.append(
@@ -301,9 +301,9 @@ def mutant(files, target, fmt, case):
     rng = np.random.default_rng([zlib.crc32(fmt.encode()), case])
     kind = MUTATIONS[case % len(MUTATIONS)]
     name = target  # mostly the file read, else the one it reads beside it
-    if fmt in ("memg", "asf") and rng.random() >= (0.8 if fmt == "memg" else 0.5):
-        name = "t.obj" if fmt == "memg" else "t.asf"
-    binary = name.endswith((".memg", ".pc2", ".c3d"))
+    if fmt in ("memg", "famc", "asf") and rng.random() >= (0.5 if fmt == "asf" else 0.8):
+        name = "t.asf" if fmt == "asf" else "t.obj"
+    binary = name.endswith((".memg", ".famc", ".pc2", ".c3d"))
     data = files[name]
     if kind == "flip":
         data = _flip(data, rng)
@@ -353,8 +353,8 @@ def _child(fmt, count):
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
                     result = read(folder / target)
-                    if fmt == "memg":
-                        result.positions(slice(0, 2))  # decoding works too
+                    if fmt in ("memg", "famc"):
+                        result.positions(None if fmt == "famc" else slice(0, 2))  # decoding works too
                 outcome = "read"
             except core.ParseError:
                 outcome = "ParseError"

@@ -14,6 +14,7 @@ from ..common.failures import InFile
 from ..common.progress import run
 from ..common.transaction import all_or_nothing
 from ..common.units import axis_matrix, scene_rate
+from .animated_mesh import cache_played
 from .mesh import add_vertex_groups, build_mesh, float32_flat
 from .motions import update_scene
 
@@ -145,11 +146,6 @@ def _basis(context, animation, name, frames):
 
 def _baked(context, animation, path, name, frame_start):
     cache = os.path.splitext(path)[0] + ".pc2"
+    obj = cache_played(context, animation.mesh, name, frame_start, cache)
     write_pc2(cache, animation.positions())
-    obj = _link(context, name, build_mesh(animation.mesh, name))
-    add_vertex_groups(obj, [(n, animation.mesh.group_vertices(n)) for n in animation.mesh.groups])
-    modifier: bpy.types.MeshCacheModifier = obj.modifiers.new("Ensemble cache", "MESH_CACHE")  # pyright: ignore[reportAssignmentType]
-    modifier.cache_format = "PC2"
-    modifier.filepath = cache
-    modifier.frame_start = frame_start
     return obj

@@ -1,5 +1,6 @@
 """Blender meshes -> core: a mesh's topology (`mesh_from_blender`) and its evaluated animation
-encoded as a mesh ensemble (`export_memg`, which scripts can call too)."""
+(`evaluated_animation`) encoded as a mesh ensemble (`export_memg`) or an MPEG-4 FAMC stream
+(`export_famc`), which scripts can call too."""
 
 import numpy as np
 
@@ -14,6 +15,25 @@ def export_memg(
 ):
     """Encode the evaluated mesh of `obj` over the frame range (scene range by default) and write
     .memg + .obj; returns the encoded MeshAnimation."""
+    dense = evaluated_animation(context, obj, frame_start, frame_end)
+    if grouping == "groups":
+        dense.mesh.groups = _face_groups(obj, dense.mesh)
+    return core.write(
+        dense, path, tolerance=tolerance, relative=relative, grouping="groups" if dense.mesh.groups else "components"
+    )
+
+
+def export_famc(context, obj, path, *, frame_start=None, frame_end=None, tolerance=1e-3, relative=True, **options):
+    """Encode the evaluated mesh of `obj` over the frame range (scene range by default) as an MPEG-4
+    FAMC stream and write .famc + .obj; returns what was written (see core.formats.famc.write_famc,
+    which takes the other `options`)."""
+    dense = evaluated_animation(context, obj, frame_start, frame_end)
+    return core.write(dense, path, tolerance=tolerance, relative=relative, **options)
+
+
+def evaluated_animation(context, obj, frame_start=None, frame_end=None):
+    """The evaluated mesh of `obj` (modifiers, shape keys, armatures) over the frame range (scene
+    range by default) as a dense MeshAnimation at the scene rate; the topology must not change."""
     frames = scene_range(context.scene, frame_start, frame_end)
     topology = None
 
@@ -24,17 +44,12 @@ def export_memg(
         if topology is None:
             topology = mesh_from_blender(data)
         elif len(flat) != 3 * len(topology.vertices):
-            raise ValueError(f"the vertex count changes at frame {frame}: a mesh ensemble needs fixed topology")
+            raise ValueError(f"the vertex count changes at frame {frame}: an animated mesh export needs fixed topology")
         return flat.reshape(-1, 3).astype(float)
 
     positions = sample_meshes(context, obj, frames, vertices)
     assert topology is not None  # set by the first of at least one frame (scene_range)
-    if grouping == "groups":
-        topology.groups = _face_groups(obj, topology)
-    dense = core.mesh.MeshAnimation(topology, float(scene_fps(context.scene)), np.array(positions))
-    return core.write(
-        dense, path, tolerance=tolerance, relative=relative, grouping="groups" if topology.groups else "components"
-    )
+    return core.mesh.MeshAnimation(topology, float(scene_fps(context.scene)), np.array(positions))
 
 
 def sample_meshes(context, obj, frames, read):

@@ -26,6 +26,7 @@ _FORMATS = {
     ".trc": ("trc", "read_trc", "write_trc", (Markers,)),
     ".obj": ("obj", "read_obj", "write_obj", (Mesh,)),
     ".memg": ("memg", "read_memg", "write_memg", (MeshAnimation,)),
+    ".famc": ("famc", "read_famc", "write_famc", (MeshAnimation,)),
     ".pc2": ("pc2", "read_pc2_animation", "write_pc2_animation", (MeshAnimation,)),
     ".rib": ("rib", None, "write_rib", MODELS),
 }

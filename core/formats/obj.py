@@ -29,7 +29,11 @@ _SMOOTH_MAX = 2**31 - 1
 def read_obj(path):
     """Read an OBJ file into a Mesh; errors name the file and line."""
     with open(path, "rb") as f:
-        data = f.read()
+        return parse_obj(f.read(), path)
+
+
+def parse_obj(data, path):
+    """The Mesh of OBJ bytes `data` (errors name `path`)."""
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:

@@ -645,7 +645,7 @@ def write_weights(writer, weights, labels):
         enc.symbol(flag, ctx)
     ctx = Context(61)
     for k, neighbours in enumerate(weights.adjacency):
-        if not neighbours or neighbours[0] != k:
+        if len(neighbours) == 0 or neighbours[0] != k:
             raise ValueError(f"adjacency[{k}] must start with the cluster itself")
         enc.unary_exp_golomb(len(neighbours) - 1, ctx, 2)
         for index in neighbours[1:]:

@@ -1,0 +1,98 @@
+"""MPEG-4 FAMC (.famc with its .obj) import/export operators, menus and drag-and-drop; the work
+is done by build.animated_mesh.import_famc_steps and read.mesh.export_famc."""
+
+import bpy
+from bpy.props import EnumProperty, FloatProperty, IntProperty, StringProperty
+
+from ..build.animated_mesh import import_famc_steps
+from ..common.registration import DroppableImport, RangeExport, axis_properties, file_format
+from ..read.mesh import export_famc
+
+_FORWARD, _UP = axis_properties("-Z", "Y")  # an .obj's axes
+
+
+class ImportFAMC(bpy.types.Operator, DroppableImport):
+    """Import an MPEG-4 FAMC stream (.famc with its .obj) as an animated mesh"""
+
+    bl_idname = "import_mesh.famc"
+    bl_label = "Import FAMC (Mocap I/O)"
+    bl_options = {"REGISTER", "UNDO", "PRESET"}
+
+    filename_ext = ".famc"
+    filter_glob: StringProperty(default="*.famc", options={"HIDDEN"})
+    mode: EnumProperty(
+        name="Mode",
+        default="CACHE",
+        items=[
+            ("CACHE", "Mesh Cache", "The decoded frames in a .pc2 beside the .blend, played by a Mesh Cache modifier"),
+            ("SHAPE_KEYS", "Shape Keys", "One shape key per frame, kept in the .blend (heavier; no file beside it)"),
+        ],
+        description="How the animation is built",
+    )
+    obj_path: StringProperty(
+        name="OBJ",
+        default="",
+        subtype="FILE_PATH",
+        description="The static mesh (default: the .obj of the same name beside the file)",
+    )
+    axis_forward: _FORWARD
+    axis_up: _UP
+    frame_start: IntProperty(name="Start Frame", default=1, description="Scene frame of the first frame")
+
+    def steps(self, context):
+        options = self.as_keywords(ignore=("filepath", "filter_glob", "interactive"))
+        return import_famc_steps(context, self.filepath, **options)  # pyright: ignore[reportAttributeAccessIssue, reportCallIssue]
+
+    def finished(self, context, result):
+        for text in result[1]:
+            self.report({"INFO"}, text)
+
+
+class ExportFAMC(bpy.types.Operator, RangeExport):
+    """Export the active mesh's animation (shape keys, armature, modifiers: as evaluated) as MPEG-4 FAMC"""
+
+    bl_idname = "export_mesh.famc"
+    bl_label = "Export FAMC (Mocap I/O)"
+
+    filename_ext = ".famc"
+    filter_glob: StringProperty(default="*.famc", options={"HIDDEN"})
+    tolerance: FloatProperty(
+        name="Target Error",
+        default=1e-3,
+        min=1e-7,
+        max=1.0,
+        precision=6,
+        description="Largest allowed distance between an exported and a shown vertex",
+    )
+    relative: EnumProperty(
+        name="Error Is",
+        default="RELATIVE",
+        items=[
+            ("RELATIVE", "Relative", "A fraction of the animation's bounding-box diagonal"),
+            ("ABSOLUTE", "Absolute", "A distance in Blender units"),
+        ],
+        description="How the target error is measured",
+    )
+    byte_order: EnumProperty(
+        name="Byte Order",
+        default="standard",
+        items=[
+            ("standard", "Standard", "The standard's bit syntax (most significant byte first)"),
+            ("reference", "Reference Software", "Fixed-length fields little-endian, as the MPEG reference software"),
+        ],
+        description="Byte order of the fixed-length fields",
+    )
+
+    @classmethod
+    def poll(cls, context):
+        return context.active_object is not None and context.active_object.type == "MESH"
+
+    def export_range(self, context, path, *, relative, **options):
+        written = export_famc(context, context.active_object, path, relative=relative == "RELATIVE", **options)
+        return (
+            f"Exported {written.frame_count} frames of {len(written.mesh.vertices)} vertices: "
+            f"{written.bits_per_vertex_frame:.3g} bits per vertex per frame, largest error {written.max_error:.3g}"
+        )
+
+
+CLASSES, MENUS = file_format("famc", "MPEG-4 FAMC", ".famc", ImportFAMC, ExportFAMC)

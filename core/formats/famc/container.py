@@ -1,0 +1,138 @@
+"""A .famc file and the .obj of its static mesh beside it (`read_famc`, `write_famc`, behind
+core.read / core.write); frames are decoded on demand, a segment at a time (`FamcSource`)."""
+
+import io
+import os
+
+import numpy as np
+
+from ...atomic import atomic_writes
+from ...errors import ParseError, require_finite
+from ...frame_rate import standard_rate
+from ...mesh import MeshAnimation
+from ..obj import obj_vertices, parse_obj, read_obj, write_obj_to
+from .bits import DIALECTS, detect
+from .stream import TRANSFORMS, decode_segment, encode_segment, scan
+
+DEFAULT_FPS = 24.0  # the rate of a single frame, whose time says nothing about it
+
+
+def read_famc(path, *, obj=None):
+    """A MeshAnimation of a .famc file and its static mesh (`obj`, default: the .obj of the same
+    name beside it) whose positions are decoded when asked for, a segment at a time; its
+    `byte_order` is "standard" or "reference" (see docs/famc.md)."""
+    obj = obj if obj is not None else os.path.splitext(str(path))[0] + ".obj"
+    if not os.path.exists(obj):
+        raise ParseError(path, f"no .obj beside it ({obj}); pass obj=...", offset=0)
+    mesh = read_obj(obj)
+    with open(path, "rb") as f:
+        data = f.read()
+    dialect = detect(data, 0, path)
+    source = FamcSource(path, data, dialect, mesh.vertices, scan(path, data, dialect, len(mesh.vertices)))
+    animation = MeshAnimation(mesh, _rate(path, source.segments), source=source)
+    animation.byte_order = dialect.name
+    return animation
+
+
+def _rate(path, segments):
+    """The frame rate the segments' times (whole milliseconds) stand for."""
+    times = [t for s in segments for t in s.header.times]
+    steps = np.diff(times)
+    if (steps <= 0).any():
+        frame = int(np.argmax(steps <= 0)) + 1
+        segment = next(s for s in segments if frame in s.frames)
+        raise ParseError(path, f"timeFrame of frame {frame} is not after the one before", offset=segment.offset)
+    if len(times) < 2:
+        return DEFAULT_FPS
+    span, count = times[-1] - times[0], len(times) - 1
+    rate = standard_rate(span / count / 1000, (span - 1) / count / 1000, (span + 1) / count / 1000)
+    return float(rate) if rate is not None else 1000 * count / span
+
+
+class FamcSource:
+    """The frames of a stream, decoded a segment at a time (the last one decoded is kept)."""
+
+    def __init__(self, path, data, dialect, rest, segments):
+        self.path, self.data, self.dialect, self.rest, self.segments = path, data, dialect, rest, segments
+        self._firsts = np.array([s.first for s in segments])
+        self._kept = (None, None)
+
+    @property
+    def frame_count(self):
+        return self.segments[-1].frames.stop if self.segments else 0
+
+    def positions(self, index):
+        out = np.empty((len(index),) + self.rest.shape)
+        which = np.searchsorted(self._firsts, index, side="right") - 1
+        for k in np.unique(which):
+            if self._kept[0] != k:
+                self._kept = (k, decode_segment(self, self.segments[k]))
+            chosen = which == k
+            out[chosen] = self._kept[1][index[chosen] - self.segments[k].first]
+        return out
+
+
+def write_famc(
+    animation,
+    path,
+    *,
+    obj=None,
+    tolerance=1e-3,
+    relative=True,
+    segment=64,
+    clusters=None,
+    transform="dct",
+    byte_order="standard",
+):
+    """Encode a MeshAnimation as a .famc file plus its static mesh as an .obj (default: same name,
+    .obj), both replaced together or neither; returns what was written (a dense MeshAnimation of
+    the decoded frames) with `max_error` (the largest vertex distance, in the animation's units),
+    `bits_per_vertex_frame` and `limit` (the target error in those units).
+
+    tolerance   the largest allowed vertex distance; with relative=True a fraction of the bounding-box
+                diagonal of the whole sequence
+    segment     frames per segment (each decodes on its own)
+    clusters    motion clusters of the skinning model (default: about sqrt(vertices) / 2)
+    transform   "dct" or "lift": how the residual errors are coded (transformType 1 or 0)
+    byte_order  "standard" (00 00 01 F0 ...) or "reference" (the reference software's little-endian)
+    """
+    if transform not in TRANSFORMS:
+        raise ValueError(f"transform must be one of {sorted(TRANSFORMS)}, not {transform!r}")
+    dialect = {d.name: d for d in DIALECTS}.get(byte_order)
+    if dialect is None:
+        raise ValueError(f"byte_order must be 'standard' or 'reference', not {byte_order!r}")
+    if not (np.isfinite(animation.fps) and animation.fps > 0):
+        raise ValueError(f"frame rate {animation.fps}: expected a positive finite number")
+    if segment < 1 or not tolerance > 0:
+        raise ValueError(f"segment ({segment}) and tolerance ({tolerance}) must be positive")
+    positions = np.asarray(animation.positions(), dtype=float)
+    if not len(positions):
+        raise ValueError("the animation has no frames to write")
+    require_finite(positions, lambda frame, vertex, axis: f"frame {frame}, vertex {vertex}, {'xyz'[axis]}")
+    diagonal = float(np.linalg.norm(np.ptp(positions.reshape(-1, 3), axis=0)))
+    limit = tolerance * diagonal if relative and diagonal > 0 else tolerance
+    obj = obj if obj is not None else os.path.splitext(str(path))[0] + ".obj"
+    mesh_text = io.BytesIO()
+    write_obj_to(mesh_text, animation.mesh, obj_vertices(animation.mesh))
+    rest = parse_obj(mesh_text.getvalue(), obj).vertices  # the static mesh as the decoder reads it
+    edges = animation.mesh.edges()
+    count = clusters or max(1, round(np.sqrt(len(rest)) / 2))
+    times = np.round(np.arange(len(positions)) * 1000 / animation.fps).astype(np.int64)
+    if times[-1] >= 1 << 32:
+        raise ValueError(f"{len(positions)} frames at {animation.fps:g} fps pass the 32-bit millisecond clock")
+    parts, decoded = [], np.empty_like(positions)
+    for start in range(0, len(positions), segment):
+        chunk = slice(start, start + segment)
+        data, decoded[chunk] = encode_segment(
+            rest, positions[chunk], times[chunk], edges, limit, clusters=count, transform=transform, dialect=dialect
+        )
+        parts.append(data)
+    with atomic_writes([path, obj]) as (famc_file, obj_file):  # both files, or neither
+        obj_file.write(mesh_text.getvalue())
+        for part in parts:
+            famc_file.write(part)
+    written = MeshAnimation(animation.mesh, animation.fps, decoded)
+    written.max_error = float(np.linalg.norm(decoded - positions, axis=-1).max())
+    written.bits_per_vertex_frame = 8 * sum(map(len, parts)) / positions.shape[0] / max(positions.shape[1], 1)
+    written.limit = limit
+    return written
