@@ -1,0 +1,137 @@
+"""A segment's skinning model as the stream holds it (quantised): read, written, fitted by the
+encoder to a target error, and the prediction it gives, the same on both sides."""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import syntax
+from .skinning import (
+    affine_from_points,
+    anchor_points,
+    cluster_adjacency,
+    cluster_by_motion,
+    fit_affine,
+    points_from_affine,
+    predict,
+    skinning_weights,
+)
+from .transforms import dct, idct
+
+MAX_WEIGHT_BITS = 16
+# fractions of the target error: quantisation steps of the translation and the trajectories, the
+# error above which a vertex gets weights, what quantising the weights may add
+TRANSLATION_STEP, TRAJECTORY_STEP, WEIGHTED, WEIGHT_ERROR = 1 / 8, 1 / 2, 3 / 4, 3 / 4  # tuned on skinned tubes
+
+
+@dataclass
+class Model:
+    """FAMCSkinningModel: global translation and four-point trajectories (DCT coefficients over the
+    segment's frames, quantised), the partition into clusters and the animation weights."""
+
+    translation: syntax.QuantizedTable  # (1, F, 3)
+    labels: np.ndarray  # (V,) cluster of each vertex
+    trajectories: syntax.QuantizedTable  # (4 K, F, 3)
+    weights: syntax.Weights
+
+    @property
+    def clusters(self):
+        return len(self.weights.adjacency)
+
+
+def read_model(reader, vertices, frames):
+    translation = _finite(reader, syntax.read_global_translation(reader, frames))
+    clusters, labels = syntax.read_partition(reader, vertices)
+    trajectories = _finite(reader, syntax.read_affine_transforms(reader, clusters, frames))
+    at = reader.offset
+    weights = syntax.read_weights(reader, labels, clusters)
+    if not np.isfinite([weights.minimum, weights.maximum]).all():
+        raise reader.error("the weight range is not finite", at)
+    return Model(translation, labels, trajectories, weights)
+
+
+def _finite(reader, table):
+    if not np.isfinite(table.info.maximum).all():
+        raise reader.error("the quantisation range of the table before this point is not finite")
+    return table
+
+
+def write_model(writer, model):
+    syntax.write_global_translation(writer, model.translation)
+    syntax.write_partition(writer, model.clusters, model.labels)
+    syntax.write_affine_transforms(writer, model.trajectories)
+    syntax.write_weights(writer, model.weights, model.labels)
+
+
+def prediction(model, rest):
+    """(F, V, 3) positions the model predicts from the static mesh `rest` (V, 3)."""
+    translation = idct(model.translation.real()[0])
+    weights = model.weights
+    blended = predict(rest, model.labels, weights.adjacency, weights.real(model.labels), _transforms(model, rest))
+    return blended + translation[:, None]
+
+
+def _transforms(model, rest):
+    """(K, F, 3, 4) cluster motions from the decoded four-point trajectories."""
+    table = model.trajectories.real()
+    frames = table.shape[1]
+    points = idct(table.transpose(1, 0, 2)).reshape(frames, model.clusters, 4, 3).transpose(1, 0, 2, 3)
+    return affine_from_points(anchor_points(rest, model.labels, model.clusters), points)
+
+
+def quantize_step(real, step):
+    """A QuantizedTable of `real` (V, F, 3) with about the quantisation step `step` (the fewest bits
+    whose levels hold its values; maximum = step x levels as float32, so the step is what that gives)."""
+    largest = float(np.abs(real).max()) if np.size(real) else 0.0
+    bits = min(31, max(1, int(np.ceil(np.log2(largest / step + 1.5)))))
+    levels = (1 << bits) - 1
+    maximum = float(np.float32(step * levels))
+    step = maximum / levels
+    q = np.clip(np.round(np.asarray(real) / step), -levels, levels).astype(np.int64)
+    return syntax.QuantizedTable(syntax.InfoTable(bits, (maximum,) * 3), q, 1 / step)
+
+
+def fit_model(rest, positions, edges, limit, clusters):
+    """The Model the encoder writes for `positions` (F, V, 3): quantisation steps of a fraction
+    of `limit` (the residuals make up the rest), weights only for the vertices their own cluster
+    predicts worse than a fraction of it, on the fewest bits that keep them within it."""
+    frames = len(positions)
+    translation = quantize_step(dct(positions.mean(axis=1))[None], limit * TRANSLATION_STEP)
+    moved = positions - idct(translation.real()[0])[:, None]
+    labels = cluster_by_motion(rest, moved, min(clusters, len(rest)))
+    count = int(labels.max()) + 1
+    anchors = anchor_points(rest, labels, count)
+    points = points_from_affine(anchors, fit_affine(rest, moved, labels, count))  # (K, F, 4, 3)
+    flat = points.transpose(1, 0, 2, 3).reshape(frames, 4 * count, 3)
+    trajectories = quantize_step(dct(flat).transpose(1, 0, 2), limit * TRAJECTORY_STEP)
+    adjacency = cluster_adjacency(labels, edges)
+    width = max(len(a) for a in adjacency)
+    alone = syntax.Weights(0, 0.0, 0.0, np.zeros(len(rest), bool), adjacency, np.zeros((len(rest), width), np.int64))
+    model = Model(translation, labels, trajectories, alone)  # every vertex moves with its own cluster
+    transforms = _transforms(model, rest)
+    error = np.linalg.norm(prediction(model, rest) - positions, axis=-1).max(axis=0)
+    weights, chosen = skinning_weights(rest, moved, labels, adjacency, transforms, boundary=error > limit * WEIGHTED)
+    if chosen.any():
+        model.weights = _quantized_weights(model, rest, weights, chosen, limit * WEIGHT_ERROR)
+    return model
+
+
+def _quantized_weights(model, rest, weights, chosen, budget):
+    """syntax.Weights of the chosen vertices' weights on the fewest bits (up to MAX_WEIGHT_BITS)
+    whose quantisation moves no prediction by more than `budget`."""
+    adjacency = model.weights.adjacency
+    sizes = np.array([len(a) for a in adjacency])
+    slots = (np.arange(weights.shape[1])[None, :] < sizes[model.labels][:, None]) & chosen[:, None]
+    low, high = float(np.float32(weights[slots].min())), float(np.float32(weights[slots].max()))
+    if high <= low:
+        high = float(np.nextafter(np.float32(low), np.float32(np.inf)))
+    transforms = _transforms(model, rest)
+    exact = predict(rest[chosen], model.labels[chosen], adjacency, weights[chosen], transforms)
+    for bits in range(4, MAX_WEIGHT_BITS + 1):
+        levels = (1 << bits) - 1
+        values = np.where(slots, np.clip(np.round((weights - low) / ((high - low) / levels)), 0, levels), 0)
+        quantized = syntax.Weights(bits, low, high, chosen, adjacency, values.astype(np.int64))
+        moved = predict(rest[chosen], model.labels[chosen], adjacency, quantized.real(model.labels)[chosen], transforms)
+        if np.linalg.norm(moved - exact, axis=-1).max() <= budget:
+            break
+    return quantized
