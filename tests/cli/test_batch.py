@@ -67,7 +67,7 @@ def test_every_file_gets_an_outcome_and_bad_files_do_not_stop_the_run(capsys, tm
     assert files["a/bad.bvh"]["message"].startswith(
         f"{tree / 'a' / 'bad.bvh'}, line 5: expected 3 numbers after OFFSET"
     )
-    assert files["cloth/bars.pc2"]["message"] == "no --to format holds mesh animation (.memg, .pc2, .rib do)"
+    assert files["cloth/bars.pc2"]["message"] == "no --to format holds mesh animation (.famc, .memg, .pc2, .rib do)"
     assert files["a/walk.bvh"]["output"] == str(dst / "a" / "walk.htr") and files["a/walk.bvh"]["frames"] == 30
     assert report["counts"] == {"error": 1, "converted": 3, "skipped": 2} and report["targets"] == [".htr", ".trc"]
     walk = core.read(tree / "a" / "walk.bvh").world_positions()

@@ -131,6 +131,21 @@ def test_convert_mesh_animations_between_pc2_memg_and_obj_sequences(capsys, tmp_
     np.testing.assert_allclose(back.positions(), animation.positions(), atol=1e-4)
 
 
+def test_convert_to_and_from_famc(capsys, tmp_path):
+    animation = core.mesh.MeshAnimation(two_bars(frames=8).mesh, 24, two_bars(frames=8).positions())
+    core.write(animation, tmp_path / "bars.memg")
+    assert run(capsys, "convert", tmp_path / "bars.memg", tmp_path / "bars.famc", "--tolerance", "1e-4")[0] == 0
+    source = core.read(tmp_path / "bars.memg").positions()
+    error = np.linalg.norm(core.read(tmp_path / "bars.famc").positions() - source, axis=-1)
+    assert error.max() <= 1e-4 * np.linalg.norm(np.ptp(source.reshape(-1, 3), axis=0))
+    code, out, _ = run(capsys, "info", tmp_path / "bars.famc", "--json")
+    info = json.loads(out)
+    assert code == 0 and (info["frames"], info["fps"], info["segments"], info["byte_order"]) == (8, 24, 1, "standard")
+    assert run(capsys, "convert", tmp_path / "bars.famc", tmp_path / "back.pc2")[0] == 0
+    back = core.read(tmp_path / "back.pc2", obj=tmp_path / "bars.obj", fps=24)
+    np.testing.assert_allclose(back.positions(), core.read(tmp_path / "bars.famc").positions(), atol=1e-5)
+
+
 def test_convert_markers_and_refuse_other_kinds(capsys, tmp_path):
     positions = np.random.default_rng(0).normal(0, 500, (20, 3, 3))
     core.write(core.Markers(["a", "b", "c"], positions, 100.0, units="mm"), tmp_path / "m.trc")
