@@ -83,7 +83,12 @@ class Pca:
         tail = np.sqrt(np.cumsum((s**2)[::-1])[::-1])  # tail[r]: error of keeping r components
         self.truncation = 100 * np.append(tail, 0) / self.spread  # KG % at rank r (exact arithmetic)
 
-    def kg(self, a, decoded):
+    def kg(self, a, rank, bits=None):
+        """KG error (%) against `a` of the float32 stream of `rank` (bits None) or the int16 one."""
+        if bits is None:
+            decoded = self.decode_float32(self.float32(rank), rank)
+        else:
+            decoded = self.decode_int16(self.int16(rank, bits), rank)
         return 100 * np.linalg.norm(decoded - a) / self.spread
 
     def float32(self, rank):
@@ -116,21 +121,21 @@ class Pca:
         return (mean + c @ (b.reshape(rank, columns) * b_step[:, None])).reshape(self.shape)
 
     def rows(self, a, target, repeat):
-        """The float32 and int16 + zlib rows meeting KG <= target: (method, setting, blob, decode)."""
+        """The float32 and int16 + zlib rows meeting KG <= target, as plain_rows gives them."""
         full = len(self.basis)
         rank = int(np.argmax(self.truncation <= target))
-        while rank < full and self.kg(a, self.decode_float32(self.float32(rank), rank)) > target:
+        while rank < full and self.kg(a, rank) > target:
             rank += 1
-        met = "" if rank < full or self.kg(a, self.decode_float32(self.float32(rank), rank)) <= target else ", not met"
+        met = "" if self.kg(a, rank) <= target else ", not met"
         found = [("PCA float32", f"r={rank} (KG<={target:.3g}{met})", self.float32, self.decode_float32, (rank,))]
         best_int16 = None
         for r in range(max(rank, 1), min(rank + 4, full) + 1):
             low, high = 2, 16  # smallest bits meeting the target by bisection (the error falls with bits)
-            if self.kg(a, self.decode_int16(self.int16(r, high), r)) > target:
+            if self.kg(a, r, high) > target:
                 continue
             while low < high:
                 middle = (low + high) // 2
-                if self.kg(a, self.decode_int16(self.int16(r, middle), r)) <= target:
+                if self.kg(a, r, middle) <= target:
                     high = middle
                 else:
                     low = middle + 1
