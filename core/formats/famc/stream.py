@@ -135,8 +135,9 @@ def _residual_table(residual, limit, transform):
         table = quantize_step(coefficients, step)
         return table, np.linalg.norm(idct(table.real().transpose(1, 0, 2)) - residual, axis=-1).max(initial=0.0)
 
-    # an error of step/2 per coefficient moves a coordinate by at most step sqrt(F) / 2: `low` meets it
-    low, high = 2 * limit / np.sqrt(3 * len(residual)), 4 * limit
+    # an error of step/2 per coefficient moves a coordinate by at most step sqrt(F) / 2: `low` meets
+    # it with room for the float32 rounding of the step
+    low, high = limit / np.sqrt(3 * len(residual)), 4 * limit
     best, worst = error(low)
     if worst > limit:
         raise ValueError(f"a target error of {limit:.3g} is below what 31 quantisation bits can reach here")
