@@ -1,7 +1,8 @@
 """Every code block of README.md runs, so the README cannot drift from the code.
 
 Blocks are fenced with their language. Python blocks run verbatim in a scratch copy of the
-checkout holding walk.bvh (a generated take) and a folder takes/ of a few more. Shell blocks run
+checkout holding walk.bvh (a generated take), a folder takes/ of a few more and bars.famc (a
+generated mesh animation, its bars.obj beside it). Shell blocks run
 there command by command: `.venv/bin/python` is this test's interpreter, a `pip install -r` is
 checked against the running environment (the one those commands made), `mocap-io` is the command
 line of this checkout, and `blender --background --python-expr EXPR` runs EXPR in the bpy module
@@ -21,6 +22,7 @@ import pytest
 
 import mocap_io
 from mocap_io import core
+from ensemble_samples import two_bars
 from sample_motion import cmu_like_motion
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -39,13 +41,16 @@ def test_every_code_block_is_fenced_with_a_language_the_test_runs():
 
 @pytest.fixture(scope="module")
 def checkout(tmp_path_factory):
-    """A copy of the checkout's files (no venvs, caches or outputs) with walk.bvh and takes/ in it."""
+    """A copy of the checkout's files (no venvs, caches or outputs) with walk.bvh, takes/ and
+    bars.famc in it."""
     folder = tmp_path_factory.mktemp("readme") / "mocap_io"
     shutil.copytree(ROOT, folder, ignore=NOT_COPIED)
     core.write(cmu_like_motion(core, 120), folder / "walk.bvh")
     (folder / "takes" / "run").mkdir(parents=True)
     core.write(cmu_like_motion(core, 60, seed=1), folder / "takes" / "walk.bvh")
     core.write(cmu_like_motion(core, 90, fps=30.0, seed=2), folder / "takes" / "run" / "jog.htr")
+    bars = two_bars()
+    core.write(core.mesh.MeshAnimation(bars.mesh, 24, bars.positions()), folder / "bars.famc")
     return folder
 
 
