@@ -4,7 +4,7 @@ invoke that lets a dropped file skip the file browser."""
 import os
 
 import bpy
-from bpy.props import BoolProperty, CollectionProperty, EnumProperty, IntProperty, StringProperty
+from bpy.props import BoolProperty, CollectionProperty, EnumProperty, FloatProperty, IntProperty, StringProperty
 from bpy_extras.io_utils import ExportHelper, ImportHelper
 
 from .failures import message
@@ -73,6 +73,42 @@ class SceneTiming:
     update_frame_range: BoolProperty(
         name="Update Frame Range", default=True, description="Set the scene start/end to the imported frames"
     )
+
+
+def static_mesh_property():
+    """The importer option naming the .obj that holds a mesh animation's mesh."""
+    return StringProperty(
+        name="OBJ",
+        default="",
+        subtype="FILE_PATH",
+        description="The static mesh (default: the .obj of the same name beside the file)",
+    )
+
+
+class MeshAnimationExport:
+    """Export mixin: the active mesh's evaluated animation, encoded within a tolerance."""
+
+    tolerance: FloatProperty(
+        name="Tolerance",
+        default=1e-3,
+        min=1e-9,
+        max=1.0,
+        precision=6,
+        description="Largest allowed distance between an exported and a shown vertex",
+    )
+    relative: EnumProperty(
+        name="Tolerance Is",
+        default="RELATIVE",
+        items=[
+            ("RELATIVE", "Relative", "A fraction of the animation's bounding-box diagonal"),
+            ("ABSOLUTE", "Absolute", "A distance in Blender units"),
+        ],
+        description="How the tolerance is measured",
+    )
+
+    @classmethod
+    def poll(cls, context):
+        return context.active_object is not None and context.active_object.type == "MESH"
 
 
 class RangeExport(ExportHelper):

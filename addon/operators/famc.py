@@ -2,10 +2,17 @@
 is done by build.animated_mesh.import_famc_steps and read.mesh.export_famc."""
 
 import bpy
-from bpy.props import EnumProperty, FloatProperty, IntProperty, StringProperty
+from bpy.props import EnumProperty, IntProperty, StringProperty
 
 from ..build.animated_mesh import import_famc_steps
-from ..common.registration import DroppableImport, RangeExport, axis_properties, file_format
+from ..common.registration import (
+    DroppableImport,
+    MeshAnimationExport,
+    RangeExport,
+    axis_properties,
+    file_format,
+    static_mesh_property,
+)
 from ..read.mesh import export_famc
 
 _FORWARD, _UP = axis_properties("-Z", "Y")  # an .obj's axes
@@ -29,12 +36,7 @@ class ImportFAMC(bpy.types.Operator, DroppableImport):
         ],
         description="How the animation is built",
     )
-    obj_path: StringProperty(
-        name="OBJ",
-        default="",
-        subtype="FILE_PATH",
-        description="The static mesh (default: the .obj of the same name beside the file)",
-    )
+    obj_path: static_mesh_property()
     axis_forward: _FORWARD
     axis_up: _UP
     frame_start: IntProperty(name="Start Frame", default=1, description="Scene frame of the first frame")
@@ -48,7 +50,7 @@ class ImportFAMC(bpy.types.Operator, DroppableImport):
             self.report({"INFO"}, text)
 
 
-class ExportFAMC(bpy.types.Operator, RangeExport):
+class ExportFAMC(bpy.types.Operator, MeshAnimationExport, RangeExport):
     """Export the active mesh's animation (shape keys, armature, modifiers: as evaluated) as MPEG-4 FAMC"""
 
     bl_idname = "export_mesh.famc"
@@ -56,23 +58,6 @@ class ExportFAMC(bpy.types.Operator, RangeExport):
 
     filename_ext = ".famc"
     filter_glob: StringProperty(default="*.famc", options={"HIDDEN"})
-    tolerance: FloatProperty(
-        name="Target Error",
-        default=1e-3,
-        min=1e-7,
-        max=1.0,
-        precision=6,
-        description="Largest allowed distance between an exported and a shown vertex",
-    )
-    relative: EnumProperty(
-        name="Error Is",
-        default="RELATIVE",
-        items=[
-            ("RELATIVE", "Relative", "A fraction of the animation's bounding-box diagonal"),
-            ("ABSOLUTE", "Absolute", "A distance in Blender units"),
-        ],
-        description="How the target error is measured",
-    )
     byte_order: EnumProperty(
         name="Byte Order",
         default="standard",
@@ -82,10 +67,6 @@ class ExportFAMC(bpy.types.Operator, RangeExport):
         ],
         description="Byte order of the fixed-length fields",
     )
-
-    @classmethod
-    def poll(cls, context):
-        return context.active_object is not None and context.active_object.type == "MESH"
 
     def export_range(self, context, path, *, relative, **options):
         written = export_famc(context, context.active_object, path, relative=relative == "RELATIVE", **options)

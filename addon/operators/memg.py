@@ -2,12 +2,12 @@
 done by build.ensemble.import_memg_steps and read.mesh.export_memg."""
 
 import bpy
-from bpy.props import EnumProperty, FloatProperty, IntProperty, StringProperty
+from bpy.props import EnumProperty, IntProperty, StringProperty
 from bpy_extras.io_utils import ExportHelper
 
 from ..build.ensemble import import_memg_steps
 from ..common.failures import message
-from ..common.registration import DroppableImport, file_format
+from ..common.registration import DroppableImport, MeshAnimationExport, file_format, static_mesh_property
 from ..common.units import AXES
 from ..read.mesh import export_memg
 
@@ -35,12 +35,7 @@ class ImportMEMG(bpy.types.Operator, DroppableImport):
         ],
         description="How the animation is built",
     )
-    obj_path: StringProperty(
-        name="OBJ",
-        default="",
-        subtype="FILE_PATH",
-        description="The static mesh (default: the .obj of the same name beside the file)",
-    )
+    obj_path: static_mesh_property()
     layout: EnumProperty(
         name="Matrix Order",
         default="auto",
@@ -64,7 +59,7 @@ class ImportMEMG(bpy.types.Operator, DroppableImport):
             self.report({"INFO"}, text)
 
 
-class ExportMEMG(bpy.types.Operator, ExportHelper):
+class ExportMEMG(bpy.types.Operator, MeshAnimationExport, ExportHelper):
     """Export the active mesh's animation (shape keys, armature, modifiers: as evaluated) as a mesh ensemble"""
 
     bl_idname = "export_mesh.memg"
@@ -73,23 +68,6 @@ class ExportMEMG(bpy.types.Operator, ExportHelper):
 
     filename_ext = ".memg"
     filter_glob: StringProperty(default="*.memg", options={"HIDDEN"})
-    tolerance: FloatProperty(
-        name="Tolerance",
-        default=1e-3,
-        min=1e-9,
-        max=1.0,
-        precision=6,
-        description="Largest allowed distance between an exported and a shown vertex",
-    )
-    relative: EnumProperty(
-        name="Tolerance Is",
-        default="RELATIVE",
-        items=[
-            ("RELATIVE", "Relative", "A fraction of the animation's bounding-box diagonal"),
-            ("ABSOLUTE", "Absolute", "A distance in Blender units"),
-        ],
-        description="How the tolerance is measured",
-    )
     grouping: EnumProperty(
         name="Groups",
         default="components",
@@ -99,10 +77,6 @@ class ExportMEMG(bpy.types.Operator, ExportHelper):
         ],
         description="How the mesh is split into groups",
     )
-
-    @classmethod
-    def poll(cls, context):
-        return context.active_object is not None and context.active_object.type == "MESH"
 
     def execute(self, context):
         path = self.filepath  # pyright: ignore[reportAttributeAccessIssue] - ExportHelper's, missing from the stubs

@@ -16,7 +16,6 @@ the two readings are identical (rank 1, one frame) or too close to call it keeps
 the order of the format co-author's own matrix library (see docs/memg.md).
 """
 
-import os
 import warnings
 
 import numpy as np
@@ -24,7 +23,7 @@ import numpy as np
 from ..atomic import atomic_writes
 from ..errors import ParseError, first_nonfinite, require_finite
 from ..mesh import GroupBasis, MeshAnimation
-from .obj import obj_vertices, read_obj, write_obj_to
+from .obj import obj_beside, obj_vertices, read_obj_beside, write_obj_to
 
 LAYOUTS = ("column", "row")
 
@@ -37,10 +36,7 @@ def read_memg(path, *, obj=None, layout="auto"):
     """
     if layout not in ("auto",) + LAYOUTS:
         raise ValueError(f"layout must be 'auto', 'column' or 'row', not {layout!r}")
-    obj = obj if obj is not None else os.path.splitext(str(path))[0] + ".obj"
-    if not os.path.exists(obj):
-        raise ParseError(path, f"no .obj beside it ({obj}); pass obj=...", offset=0)
-    mesh = read_obj(obj)
+    mesh = read_obj_beside(path, obj)
     with open(path, "rb") as f:
         data = f.read()
     stream = _Stream(path, data)
@@ -262,7 +258,7 @@ def write_memg(animation, path, *, obj=None, tolerance=1e-3, relative=True, grou
     if missing:
         raise ValueError(f"groups {missing} are not groups of the mesh")
     transforms = _checked_transforms(animation)
-    obj = obj if obj is not None else os.path.splitext(str(path))[0] + ".obj"
+    obj = obj_beside(path, obj)
     vertices = obj_vertices(animation.mesh)
     parts = [
         np.array([1, fps, len(transforms), animation.frame_count], dtype="<i4").tobytes(),

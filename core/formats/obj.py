@@ -10,6 +10,7 @@ An OBJ sequence (``frame_####.obj``, one file per frame, see core.sequence) is a
 `read_obj_sequence` / `write_obj_sequence`.
 """
 
+import os
 import re
 
 import numpy as np
@@ -30,6 +31,19 @@ def read_obj(path):
     """Read an OBJ file into a Mesh; errors name the file and line."""
     with open(path, "rb") as f:
         return parse_obj(f.read(), path)
+
+
+def obj_beside(path, obj=None):
+    """`obj`, or the .obj of the same name beside `path` (where .memg, .famc and .pc2 keep their mesh)."""
+    return obj if obj is not None else os.path.splitext(str(path))[0] + ".obj"
+
+
+def read_obj_beside(path, obj=None, why=""):
+    """The Mesh of `obj_beside(path, obj)`; a ParseError naming `path` (after `why`) if there is none."""
+    obj = obj_beside(path, obj)
+    if not os.path.exists(obj):
+        raise ParseError(path, f"{why}no .obj beside it ({obj}); pass obj=...", offset=0)
+    return read_obj(obj)
 
 
 def parse_obj(data, path):

@@ -5,14 +5,12 @@ modifier reads them.
 core.read / core.write) a MeshAnimation, whose mesh comes from an .obj (a cache holds no faces).
 """
 
-import os
-
 import numpy as np
 
 from ..atomic import atomic_write
 from ..errors import ParseError, first_nonfinite, require_finite
 from ..mesh import MeshAnimation
-from .obj import read_obj
+from .obj import read_obj_beside
 
 DEFAULT_FPS = 24.0  # a cache counts samples in scene frames and stores no rate: Blender's default scene rate
 
@@ -79,10 +77,7 @@ def read_pc2_animation(path, *, obj=None, fps=None):
     beside it), whose vertices are the cache's points in order. The cache counts samples in scene
     frames: the animation's rate is `fps` (default 24) / the cache's sampling step. The cache's start
     frame is kept as the animation's `start`."""
-    obj = obj if obj is not None else os.path.splitext(str(path))[0] + ".obj"
-    if not os.path.exists(obj):
-        raise ParseError(path, f"a PC2 cache holds no faces and there is no .obj beside it ({obj}); pass obj=...")
-    mesh = read_obj(obj)
+    mesh = read_obj_beside(path, obj, "a PC2 cache holds no faces: ")
     positions, start, sampling = read_pc2(path)
     if positions.shape[1] != len(mesh.vertices):
         raise ParseError(path, f"{positions.shape[1]} points, but {obj} has {len(mesh.vertices)} vertices", offset=16)

@@ -263,16 +263,20 @@ class Decoder:
         self._range = rng << n
         return bit
 
-    def bypass(self):
+    def _shift_in(self, value):
+        """`value` shifted left by one bit, the stream's next bit coming in."""
         nbuf = self._nbuf
         if nbuf:
             buf = self._buf
         else:
             buf, nbuf = self._fill(1)
         nbuf -= 1
-        value = (self._value << 1) | (buf >> nbuf)
         self._buf = buf & ((1 << nbuf) - 1)
         self._nbuf = nbuf
+        return (value << 1) | (buf >> nbuf)
+
+    def bypass(self):
+        value = self._shift_in(self._value)
         if value >= self._range:
             self._value = value - self._range
             return 1
@@ -287,15 +291,7 @@ class Decoder:
         if rng >= 256:
             self._range = rng
             return 0
-        nbuf = self._nbuf
-        if nbuf:
-            buf = self._buf
-        else:
-            buf, nbuf = self._fill(1)
-        nbuf -= 1
-        self._value = (self._value << 1) | (buf >> nbuf)
-        self._buf = buf & ((1 << nbuf) - 1)
-        self._nbuf = nbuf
+        self._value = self._shift_in(self._value)
         self._range = rng << 1
         return 0
 

@@ -2,7 +2,6 @@
 core.read / core.write); frames are decoded on demand, a segment at a time (`FamcSource`)."""
 
 import io
-import os
 
 import numpy as np
 
@@ -10,7 +9,7 @@ from ...atomic import atomic_writes
 from ...errors import ParseError, require_finite
 from ...frame_rate import standard_rate
 from ...mesh import MeshAnimation
-from ..obj import obj_vertices, parse_obj, read_obj, write_obj_to
+from ..obj import obj_beside, obj_vertices, parse_obj, read_obj_beside, write_obj_to
 from .bits import DIALECTS, detect
 from .stream import TRANSFORMS, decode_segment, encode_segment, scan
 
@@ -21,10 +20,7 @@ def read_famc(path, *, obj=None):
     """A MeshAnimation of a .famc file and its static mesh (`obj`, default: the .obj of the same
     name beside it) whose positions are decoded when asked for, a segment at a time; its
     `byte_order` is "standard" or "reference" (see docs/famc.md)."""
-    obj = obj if obj is not None else os.path.splitext(str(path))[0] + ".obj"
-    if not os.path.exists(obj):
-        raise ParseError(path, f"no .obj beside it ({obj}); pass obj=...", offset=0)
-    mesh = read_obj(obj)
+    mesh = read_obj_beside(path, obj)
     with open(path, "rb") as f:
         data = f.read()
     dialect = detect(data, 0, path)
@@ -112,7 +108,7 @@ def write_famc(
     require_finite(positions, lambda frame, vertex, axis: f"frame {frame}, vertex {vertex}, {'xyz'[axis]}")
     diagonal = float(np.linalg.norm(np.ptp(positions.reshape(-1, 3), axis=0)))
     limit = tolerance * diagonal if relative and diagonal > 0 else tolerance
-    obj = obj if obj is not None else os.path.splitext(str(path))[0] + ".obj"
+    obj = obj_beside(path, obj)
     mesh_text = io.BytesIO()
     write_obj_to(mesh_text, animation.mesh, obj_vertices(animation.mesh))
     rest = parse_obj(mesh_text.getvalue(), obj).vertices  # the static mesh as the decoder reads it
