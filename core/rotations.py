@@ -175,7 +175,7 @@ def quat_continuity(q, axis=0):
     q = np.moveaxis(np.asarray(q, dtype=float), axis, 0)
     if len(q) < 2:
         return np.moveaxis(q.copy(), 0, axis)
-    dots = np.sum(q[1:] * q[:-1], axis=-1)
+    dots = np.einsum("...i,...i->...", q[1:], q[:-1])  # no (F, 4) product in memory
     signs = np.concatenate([np.ones((1,) + dots.shape[1:]), np.cumprod(np.where(dots < 0, -1.0, 1.0), axis=0)])
     return np.moveaxis(q * signs[..., None], 0, axis)
 

@@ -8,6 +8,7 @@ OFFSET + channels), for files written that way.
 """
 
 import math
+import os
 import re
 
 import numpy as np
@@ -38,10 +39,10 @@ def read_bvh(path, *, positions="replace", strict=True):
     if positions not in ("replace", "add"):
         raise ValueError(f"positions must be 'replace' or 'add', not {positions!r}")
     with open(path, "rb") as f:
-        data = normalize_newlines(f.read())
+        data = normalize_newlines(_read_all(f))
     size = len(data)
     if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
+        del data[:3]
     if not data or data.isspace():
         raise ParseError(path, "empty file, expected HIERARCHY", line=1)
     found = _MOTION.search(data)
@@ -51,11 +52,10 @@ def read_bvh(path, *, positions="replace", strict=True):
     if not found:
         raise ParseError(path, "expected MOTION after the hierarchy", line=parser.last_line + 1)
     frames, frame_time, frame_time_text, block_start, first_line = _motion_header(path, data, found)
-    block = data[block_start:]
-    del data, found  # only the motion block is left to read: keep one copy of it (peak memory)
+    del data[:block_start], found  # the motion block is left, cut in place: no copy (memory, page faults)
     skeleton = parser.skeleton()
-    table = parse_table(block, parser.channel_count, frames, path=path, first_line=first_line, strict=strict)
-    del block
+    table = parse_table(data, parser.channel_count, frames, path=path, first_line=first_line, strict=strict)
+    del data
     need = len(table) * skeleton.joint_count * _BYTES_PER_JOINT_FRAME
     if need > _MEMORY_FLOOR + _MEMORY_PER_BYTE * size:
         raise ParseError(
@@ -66,6 +66,15 @@ def read_bvh(path, *, positions="replace", strict=True):
             line=first_line,
         )
     return _motion(skeleton, 1.0 / frame_time, frame_time_text, table, positions)
+
+
+def _read_all(f):
+    """The bytes of file `f` as a bytearray, read straight into it (no copy of a bytes object):
+    the reader cuts the header off in place."""
+    data = bytearray(os.fstat(f.fileno()).st_size)
+    del data[f.readinto(data) :]
+    data += f.read()  # a file that grew since, or one without a size (a pipe)
+    return data
 
 
 def _motion_header(path, data, found):
