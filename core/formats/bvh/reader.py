@@ -291,10 +291,12 @@ def _motion(skeleton, fps, frame_time_text, table, positions):
                 pos_axis.append("XYZ".index(name[0]))
                 pos_col.append(column)
             column += 1
-    if len(rot_col) == 3 * count:  # every joint has three rotation channels: one gather
+    if len(rot_col) == 3 * count:  # every joint has three rotation channels: a view, or one gather
         slots = np.empty(3 * count, dtype=np.intp)
         slots[np.asarray(rot_joint) * 3 + rot_slot] = rot_col
-        euler = np.take(table, slots, axis=1).reshape(frames, count, 3)
+        euler = _columns_view(table, slots.reshape(count, 3))
+        if euler is None:
+            euler = np.take(table, slots, axis=1).reshape(frames, count, 3)
     else:
         euler = np.zeros((frames, count, 3))
         euler[:, rot_joint, rot_slot] = table[:, rot_col]
@@ -305,3 +307,18 @@ def _motion(skeleton, fps, frame_time_text, table, positions):
             moved += skeleton.offsets[pos_joint, pos_axis]
         translations[:, pos_joint, pos_axis] = moved
     return Motion(skeleton, fps, euler, orders, translations, frame_time_text=frame_time_text)
+
+
+def _columns_view(table, columns):
+    """table[:, columns] (F, J, 3) as a view when the columns (J, 3) step evenly without overlap
+    (the usual layout: joint after joint, each one's rotation channels in its Euler order), else
+    None. A view spares a copy of every angle (and the fresh memory it would touch)."""
+    first, axis_step = columns[0, 0], columns[0, 1] - columns[0, 0]
+    joint_step = columns[1, 0] - first if len(columns) > 1 else 3 * axis_step
+    steps = first + np.add.outer(joint_step * np.arange(len(columns)), axis_step * np.arange(3))
+    if axis_step < 1 or joint_step < 3 * axis_step or not np.array_equal(columns, steps):
+        return None
+    row, item = table.strides
+    return np.lib.stride_tricks.as_strided(
+        table[:, first:], (len(table), len(columns), 3), (row, joint_step * item, axis_step * item)
+    )
