@@ -183,8 +183,9 @@ def _decimal_rows(chunk, columns):
     if np.count_nonzero(text < 32) != sum(np.count_nonzero(text == c) for c in b"\t\n\r"):
         return None  # other control characters
     space = text <= 32
-    starts = np.flatnonzero(space[:-1] & ~space[1:]) + 1
-    ends = np.flatnonzero(~space[:-1] & space[1:]) + 1
+    edges = np.flatnonzero(space[:-1] != space[1:])  # each token's start, then its end (spaces around all)
+    edges += 1
+    starts, ends = edges[0::2], edges[1::2]
     if not len(starts):
         return np.zeros((0, columns) if columns else 0)
     values = _decimal_values(text, starts, ends)
@@ -243,10 +244,13 @@ def _decimal_values(text, starts, ends):
         if not -22 <= power.min() <= power.max() <= 22:
             return None
     values = whole.astype(float)
+    high = power.max()
+    if power.min() == high:  # the usual: every number printed with the same decimals (no gather)
+        power = high
     values /= _FLOAT_POWERS[-np.minimum(power, 0)]
-    if power.max() > 0:
+    if high > 0:
         values *= _FLOAT_POWERS[np.maximum(power, 0)]
-    np.negative(values, out=values, where=lead == 45)
+    values[lead == 45] *= -1.0
     return values
 
 
