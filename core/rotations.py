@@ -166,8 +166,22 @@ def axis_angle_to_quat(axis, angle):
 
 
 def unwrap_euler(angles, axis=0):
-    """Euler angles with the 360-degree jumps along `axis` (time) removed."""
-    return np.unwrap(np.asarray(angles, dtype=float), axis=axis)
+    """Euler angles with the 360-degree jumps along `axis` (time) removed: numpy.unwrap bit for
+    bit, its modular arithmetic done on the steps of half a turn or more only (few, or none)."""
+    angles = np.asarray(angles, dtype=float)
+    step = np.diff(angles, axis=axis)
+    jumps = np.nonzero(~(np.abs(step) < np.pi))  # as numpy.unwrap: NaN steps too
+    out = angles.copy()
+    if len(jumps[0]):
+        jump = step[jumps]
+        wrapped = np.mod(jump + np.pi, 2.0 * np.pi) - np.pi
+        wrapped[(wrapped == -np.pi) & (jump > 0)] = np.pi
+        correction = np.zeros_like(step)
+        correction[jumps] = wrapped - jump
+        later = [slice(None)] * angles.ndim
+        later[axis] = slice(1, None)
+        out[tuple(later)] += np.cumsum(correction, axis=axis)
+    return out
 
 
 def quat_continuity(q, axis=0):
