@@ -52,7 +52,7 @@ def read_bvh(path, *, positions="replace", strict=True):
     if not found:
         raise ParseError(path, "expected MOTION after the hierarchy", line=parser.last_line + 1)
     frames, frame_time, frame_time_text, block_start, first_line = _motion_header(path, data, found)
-    del data[:block_start], found  # the motion block is left, cut in place: no copy (memory, page faults)
+    del found, data[:block_start]  # the motion block is left, cut in place: no copy (memory, page faults)
     skeleton = parser.skeleton()
     table = parse_table(data, parser.channel_count, frames, path=path, first_line=first_line, strict=strict)
     del data
