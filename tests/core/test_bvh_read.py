@@ -78,6 +78,41 @@ Frame Time: 0.01
     assert len(m.skeleton.end_site_parents) == 0  # leaves without End Site are fine
 
 
+@pytest.mark.parametrize(
+    "layouts",
+    [
+        # (channels of the root, of each other joint): rotation columns stepping evenly (read as a view
+        # of the table) or not (gathered)
+        ("Xposition Yposition Zposition Zrotation Xrotation Yrotation", "Zrotation Xrotation Yrotation"),
+        ("Xposition Yposition Zposition Zrotation Xrotation Yrotation",) * 2,
+        ("Zrotation Xrotation Yrotation Xposition Yposition Zposition",) * 2,
+        ("Zrotation Xrotation Yrotation", "Yrotation Xrotation Zrotation"),
+        ("Zrotation Xrotation Yrotation Xposition Yposition Zposition", "Zrotation Xrotation Yrotation"),
+        ("Xposition Yposition Zposition Zrotation Xrotation Yrotation", "Xrotation Yrotation Zrotation"),
+    ],
+)
+def test_euler_angles_whatever_the_column_layout(tmp_path, layouts):
+    root, other = layouts[0], layouts[-1]
+    channels = [root.split(), other.split(), other.split()]
+    joints = "".join(f"JOINT {n}\n{{\nOFFSET 0 1 0\nCHANNELS {len(channels[1])} {other}\n" for n in "bc") + "}\n" * 2
+    text = f"HIERARCHY\nROOT a\n{{\nOFFSET 0 0 0\nCHANNELS {len(channels[0])} {root}\n{joints}}}\nMOTION\n"
+    values = np.round(np.random.default_rng(0).uniform(-180, 180, (4, sum(map(len, channels)))), 3)
+    text += "Frames: 4\nFrame Time: 0.01\n" + "\n".join(" ".join(f"{v:.3f}" for v in row) for row in values) + "\n"
+    m = read_text(tmp_path, text)
+    column = 0
+    for j, names_j in enumerate(channels):
+        for name in names_j:
+            if name.endswith("rotation"):
+                slot = m.euler_orders[j].index(name[0])
+                np.testing.assert_array_equal(m.euler[:, j, slot], np.radians(values[:, column]))
+            else:
+                np.testing.assert_array_equal(m.translations[:, j, "XYZ".index(name[0])], values[:, column])
+            column += 1
+    translations = m.translations.copy()
+    m.euler[:] = 0  # the angles are the Motion's own to change, whichever way they were read
+    np.testing.assert_array_equal(m.translations, translations)
+
+
 def test_several_roots_names_with_spaces_and_latin1(tmp_path):
     text = (
         "HIERARCHY\nROOT Left Arm:1\n{\nOFFSET 0 0 0\nCHANNELS 3 Xposition Yposition Zposition\n}\n"

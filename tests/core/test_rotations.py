@@ -213,3 +213,17 @@ def test_euler_continuity_passes_through_gimbal_lock():
     smooth = r.euler_continuity(np.stack([canonical, canonical], axis=1), axis=0)
     np.testing.assert_allclose(smooth[:, 0], angles - angles[0] + smooth[0, 0], atol=1e-9)
     np.testing.assert_allclose(r.euler_to_matrix(smooth[:, 1], "ZYX"), r.euler_to_matrix(angles, "ZYX"), atol=1e-12)
+
+
+def test_unwrap_euler_is_numpys_unwrap_bit_for_bit():
+    walk = np.cumsum(RNG.normal(0, 1.5, (400, 2, 3)), axis=0)
+    wrapped = np.angle(np.exp(1j * walk))  # many jumps
+    wrapped[10, 0, 0] = wrapped[9, 0, 0] + np.pi  # steps of exactly half a turn, either way
+    wrapped[20, 1, 2] = wrapped[19, 1, 2] - np.pi
+    with_nan = wrapped.copy()
+    with_nan[30, 0, 1] = np.nan
+    for angles in (wrapped, with_nan, np.sin(walk), wrapped[:1], wrapped[:0]):
+        for axis in range(3):
+            ours, numpy_s = r.unwrap_euler(angles, axis=axis), np.unwrap(angles, axis=axis)
+            np.testing.assert_array_equal(ours, numpy_s)
+            assert np.array_equal(np.signbit(ours), np.signbit(numpy_s))

@@ -8,6 +8,7 @@ OFFSET + channels), for files written that way.
 """
 
 import math
+import os
 import re
 
 import numpy as np
@@ -38,10 +39,10 @@ def read_bvh(path, *, positions="replace", strict=True):
     if positions not in ("replace", "add"):
         raise ValueError(f"positions must be 'replace' or 'add', not {positions!r}")
     with open(path, "rb") as f:
-        data = normalize_newlines(f.read())
+        data = normalize_newlines(_read_all(f))
     size = len(data)
     if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
+        del data[:3]
     if not data or data.isspace():
         raise ParseError(path, "empty file, expected HIERARCHY", line=1)
     found = _MOTION.search(data)
@@ -51,11 +52,10 @@ def read_bvh(path, *, positions="replace", strict=True):
     if not found:
         raise ParseError(path, "expected MOTION after the hierarchy", line=parser.last_line + 1)
     frames, frame_time, frame_time_text, block_start, first_line = _motion_header(path, data, found)
-    block = data[block_start:]
-    del data, found  # only the motion block is left to read: keep one copy of it (peak memory)
+    del found, data[:block_start]  # the motion block is left, cut in place: no copy (memory, page faults)
     skeleton = parser.skeleton()
-    table = parse_table(block, parser.channel_count, frames, path=path, first_line=first_line, strict=strict)
-    del block
+    table = parse_table(data, parser.channel_count, frames, path=path, first_line=first_line, strict=strict)
+    del data
     need = len(table) * skeleton.joint_count * _BYTES_PER_JOINT_FRAME
     if need > _MEMORY_FLOOR + _MEMORY_PER_BYTE * size:
         raise ParseError(
@@ -66,6 +66,15 @@ def read_bvh(path, *, positions="replace", strict=True):
             line=first_line,
         )
     return _motion(skeleton, 1.0 / frame_time, frame_time_text, table, positions)
+
+
+def _read_all(f):
+    """The bytes of file `f` as a bytearray, read straight into it (no copy of a bytes object):
+    the reader cuts the header off in place."""
+    data = bytearray(os.fstat(f.fileno()).st_size)
+    del data[f.readinto(data) :]
+    data += f.read()  # a file that grew since, or one without a size (a pipe)
+    return data
 
 
 def _motion_header(path, data, found):
@@ -282,10 +291,12 @@ def _motion(skeleton, fps, frame_time_text, table, positions):
                 pos_axis.append("XYZ".index(name[0]))
                 pos_col.append(column)
             column += 1
-    if len(rot_col) == 3 * count:  # every joint has three rotation channels: one gather
+    if len(rot_col) == 3 * count:  # every joint has three rotation channels: a view, or one gather
         slots = np.empty(3 * count, dtype=np.intp)
         slots[np.asarray(rot_joint) * 3 + rot_slot] = rot_col
-        euler = np.take(table, slots, axis=1).reshape(frames, count, 3)
+        euler = _columns_view(table, slots.reshape(count, 3))
+        if euler is None:
+            euler = np.take(table, slots, axis=1).reshape(frames, count, 3)
     else:
         euler = np.zeros((frames, count, 3))
         euler[:, rot_joint, rot_slot] = table[:, rot_col]
@@ -296,3 +307,18 @@ def _motion(skeleton, fps, frame_time_text, table, positions):
             moved += skeleton.offsets[pos_joint, pos_axis]
         translations[:, pos_joint, pos_axis] = moved
     return Motion(skeleton, fps, euler, orders, translations, frame_time_text=frame_time_text)
+
+
+def _columns_view(table, columns):
+    """table[:, columns] (F, J, 3) as a view when the columns (J, 3) step evenly without overlap
+    (the usual layout: joint after joint, each one's rotation channels in its Euler order), else
+    None. A view spares a copy of every angle (and the fresh memory it would touch)."""
+    first, axis_step = columns[0, 0], columns[0, 1] - columns[0, 0]
+    joint_step = columns[1, 0] - first if len(columns) > 1 else 3 * axis_step
+    steps = first + np.add.outer(joint_step * np.arange(len(columns)), axis_step * np.arange(3))
+    if axis_step < 1 or joint_step < 3 * axis_step or not np.array_equal(columns, steps):
+        return None
+    row, item = table.strides
+    return np.lib.stride_tricks.as_strided(
+        table[:, first:], (len(table), len(columns), 3), (row, joint_step * item, axis_step * item)
+    )
