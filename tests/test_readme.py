@@ -21,8 +21,8 @@ import sys
 import pytest
 
 import mocap_io
-from mocap_io import core
 from ensemble_samples import two_bars
+from mocap_io import core
 from sample_motion import cmu_like_motion
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
