@@ -6,7 +6,7 @@ import numpy as np
 
 from ... import core
 from ...core.mesh import Mesh
-from ..common.progress import scene_frames
+from ..common.progress import Progress, scene_frames
 from ..common.units import scene_fps, scene_range
 
 
@@ -28,7 +28,11 @@ def export_famc(context, obj, path, *, frame_start=None, frame_end=None, toleran
     FAMC stream and write .famc + .obj; returns what was written (see core.formats.famc.write_famc,
     which takes the other `options`)."""
     dense = evaluated_animation(context, obj, frame_start, frame_end)
-    return core.write(dense, path, tolerance=tolerance, relative=relative, **options)
+    progress = Progress(context, "Encoding FAMC")
+    try:
+        return core.write(dense, path, tolerance=tolerance, relative=relative, progress=progress.show, **options)
+    finally:
+        progress.close()
 
 
 def evaluated_animation(context, obj, frame_start=None, frame_end=None):

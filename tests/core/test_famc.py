@@ -74,7 +74,9 @@ def test_an_absolute_tolerance(tube, tmp_path):
 
 
 def test_segments_decode_on_demand_and_independently(tube, tmp_path, monkeypatch):
-    core.write(tube, tmp_path / "tube.famc", tolerance=1e-3, segment=32)
+    shown = []
+    core.write(tube, tmp_path / "tube.famc", tolerance=1e-3, segment=32, progress=lambda *step: shown.append(step))
+    assert shown == [(32 / 90, "1 segments encoded"), (64 / 90, "2 segments encoded"), (1.0, "3 segments encoded")]
     back = core.read(tmp_path / "tube.famc")
     assert [s.frames for s in back.source.segments] == [range(0, 32), range(32, 64), range(64, 90)]
     everything = back.positions()

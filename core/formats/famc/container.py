@@ -79,6 +79,7 @@ def write_famc(
     clusters=None,
     transform="dct",
     byte_order="standard",
+    progress=None,
 ):
     """Encode a MeshAnimation as a .famc file plus its static mesh as an .obj (default: same name,
     .obj), both replaced together or neither; returns what was written (a dense MeshAnimation of
@@ -92,6 +93,7 @@ def write_famc(
                 while the segment gets shorter)
     transform   "dct" or "lift": how the residual errors are coded (transformType 1 or 0)
     byte_order  "standard" (00 00 01 F0 ...) or "reference" (the reference software's little-endian)
+    progress    None, or called with (fraction done, text) after each segment
     """
     if transform not in TRANSFORMS:
         raise ValueError(f"transform must be one of {sorted(TRANSFORMS)}, not {transform!r}")
@@ -125,6 +127,8 @@ def write_famc(
             [clusters] if clusters else _cluster_counts(len(rest)),
         )
         parts.append(data)
+        if progress is not None:
+            progress(min(start + segment, len(positions)) / len(positions), f"{len(parts)} segments encoded")
     with atomic_writes([path, obj]) as (famc_file, obj_file):  # both files, or neither
         obj_file.write(mesh_text.getvalue())
         for part in parts:
