@@ -13,7 +13,6 @@ translation already holds the segment length SF describes (docs/htr.md has the e
 Lengths stay in file units; CalibrationUnits and the header ScaleFactor are in `motion.record`.
 """
 
-import heapq
 import re
 import warnings
 
@@ -34,7 +33,7 @@ from ..numtext import (
     parse_table,
     shortest,
 )
-from ..skeleton import POSITION_CHANNELS, Skeleton
+from ..skeleton import POSITION_CHANNELS, CyclicHierarchy, Skeleton, parents_first
 
 READINGS = ("product", "applied")  # how EulerRotationOrder "ZYX" reads: Rz @ Ry @ Rx, or Rx @ Ry @ Rz
 HEADER_KEYS = (  # the order every producer writes and some readers (by position) expect
@@ -243,31 +242,12 @@ class _Head:
             if name.upper() != "GLOBAL" and name not in index:
                 raise self.error(f"undefined parent {name!r} of segment {child!r}", line)
             parent.append(-1 if name.upper() == "GLOBAL" else index[name])
-        children = [[] for _ in parent]
-        for j, p in enumerate(parent):
-            if p >= 0:
-                children[p].append(j)
-        order, ready = [], [j for j, p in enumerate(parent) if p < 0]  # a heap of file indices
-        while ready:
-            j = heapq.heappop(ready)
-            order.append(j)
-            for child in children[j]:
-                heapq.heappush(ready, child)
-        if len(order) < len(parent):
-            self._cycle(parent, set(order))
+        try:
+            order = parents_first(parent, [child for child, _, _ in self.hierarchy])
+        except CyclicHierarchy as cycle:
+            raise self.error(str(cycle), self.hierarchy[cycle.loop[0]][2]) from None
         new = {j: k for k, j in enumerate(order)}
         return [self.hierarchy[j][0] for j in order], [new[parent[j]] if parent[j] >= 0 else -1 for j in order]
-
-    def _cycle(self, parent, placed):
-        start = min(set(range(len(parent))) - placed)
-        chain = [start]
-        while parent[chain[-1]] not in chain:
-            chain.append(parent[chain[-1]])
-        loop = chain[chain.index(parent[chain[-1]]) :]
-        names = " -> ".join(self.hierarchy[j][0] for j in [*loop, loop[0]])
-        raise self.error(
-            f"cyclic hierarchy: {names[:200]} (each is the parent of the one before)", self.hierarchy[loop[0]][2]
-        )
 
     def base_positions(self, names):
         """(J, 7) base position of every segment, in the order of `names`."""
