@@ -540,9 +540,7 @@ def write_htr(motion, path, *, precision=6, header=None, euler_reading=None, fil
     base = _base_angles(motion, order, record.get("base_euler", {}))
     file_order = [names.index(n) for n in record.get("segment_order", ()) if n in names]
     file_order = file_order if sorted(file_order) == list(range(len(names))) else list(range(len(names)))
-    angles = np.empty_like(motion.euler)
-    for j in range(len(names)):
-        angles[:, j] = _in_order(motion, j, order)
+    angles = motion.euler_in(order)
     unit = np.degrees if settings.degrees else np.asarray
     first = record.get("first_frame", 1)
     lines = ["# Hierarchical Translation-Rotation file (mocap_io)", "[Header]", "# KeyWord<space>Value"]
@@ -617,13 +615,6 @@ def _global(motion):
     )
     record = {**motion.record, "format": "gtr", "base_euler": {}, "segment_order": s.names}
     return Motion(skeleton, motion.fps, euler, motion.euler_orders, position, motion.scales, record=record)
-
-
-def _in_order(motion, joint, order):
-    """(F, 3) angles of one joint in `order` (as they are when it already is the joint's order)."""
-    if motion.euler_orders[joint] == order:
-        return motion.euler[:, joint]
-    return rotations.unwrap_euler(rotations.matrix_to_euler(motion.local_rotation(joint), order))
 
 
 def _base_angles(motion, order, as_read):

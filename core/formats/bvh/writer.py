@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from ... import rebase, rotations
+from ... import rebase
 from ...atomic import atomic_write
 from ...frame_rate import stands_for
 from ...numtext import format_blocks
@@ -31,7 +31,8 @@ def write_bvh(motion, path, *, precision=6, rotation_order=None, position_joints
     skeleton = motion.skeleton
     euler, orders = motion.euler, motion.euler_orders
     if rotation_order is not None:
-        euler, orders = _reordered(motion, rotation_order.upper())
+        orders = [rotation_order.upper()] * skeleton.joint_count
+        euler = motion.euler_in(orders[0])
     translations = motion.translations if positions == "replace" else motion.translations - skeleton.offsets
     resolution = 0.5 * 10.0**-precision  # data below it cannot be written anyway
     order = _depth_first(skeleton.parents)
@@ -72,15 +73,6 @@ def _spread(values, reference):
     if not len(values):
         return np.zeros(values.shape[1:])
     return np.maximum(np.abs(values.max(axis=0) - reference), np.abs(values.min(axis=0) - reference))
-
-
-def _reordered(motion, order):
-    """Euler angles of every joint converted to `order` (unwrapped over time), and the orders."""
-    euler = motion.euler.copy()
-    for j, old in enumerate(motion.euler_orders):
-        if old != order:
-            euler[:, j] = rotations.unwrap_euler(rotations.matrix_to_euler(motion.local_rotation(j), order))
-    return euler, [order] * motion.skeleton.joint_count
 
 
 def _depth_first(parents):
