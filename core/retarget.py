@@ -8,7 +8,7 @@ import numpy as np
 from . import feet, rotations
 from .bone_map import auto_map, find_roles
 from .motion import Motion
-from .skeleton import ROTATION_CHANNELS
+from .skeleton import ROTATION_CHANNELS, child_lists, descendants
 
 
 def retarget(
@@ -123,7 +123,7 @@ def _alignments(source, target, pairs):
     _, rest_source = source.rest_world()
     _, rest_target = target.rest_world()
     tiny = 1e-9 * max(np.ptp(rest_target, axis=0).max(), np.ptp(rest_source, axis=0).max(), 1e-300)
-    children = [list(target.children(k)) for k in range(target.joint_count)]
+    children = child_lists(target.parents)
     align = np.empty((target.joint_count, 3, 3))
     for k, p in enumerate(target.parents):
         align[k] = align[p] if p >= 0 else np.eye(3)
@@ -197,23 +197,15 @@ def _pin_legs(skeleton, world, position, legs, up, blend):
         drop = feet.ease_up(drop, int(np.ceil(blend)))
         for joint in position:
             joint -= drop[:, None] * up
-    children = [list(skeleton.children(k)) for k in range(skeleton.joint_count)]
+    children = child_lists(skeleton.parents)
     for (thigh, shin, foot), (goal, weight) in legs.items():
         frames = np.flatnonzero(weight > 0)
         upper, lower = feet.two_bone_ik(*(position[j][frames] for j in (thigh, shin, foot)), goal[frames])
-        kept = set(_descendants(children, foot))
+        kept = set(descendants(children, foot))
         for top, turn in ((thigh, upper), (shin, lower)):
-            for k in _descendants(children, top):
+            for k in descendants(children, top):
                 if k not in kept:
                     world[k][frames] = turn @ world[k][frames]
-
-
-def _descendants(children, joint):
-    out, stack = [], [joint]
-    while stack:
-        out.append(stack.pop())
-        stack.extend(children[out[-1]])
-    return out
 
 
 def _leg_length(skeleton, roles):

@@ -6,7 +6,7 @@ from ... import rebase
 from ...atomic import atomic_write
 from ...frame_rate import stands_for
 from ...numtext import format_blocks
-from ...skeleton import POSITION_CHANNELS, ROTATION_CHANNELS
+from ...skeleton import POSITION_CHANNELS, ROTATION_CHANNELS, child_lists, descendants
 
 
 def write_bvh(motion, path, *, precision=6, rotation_order=None, position_joints=None, positions="replace"):
@@ -77,15 +77,8 @@ def _spread(values, reference):
 
 def _depth_first(parents):
     """Joint indices in depth-first order, children in index order (the order BVH nests them)."""
-    children = {}
-    for j, p in enumerate(parents):
-        children.setdefault(int(p), []).append(j)
-    order, stack = [], list(reversed(children.get(-1, [])))
-    while stack:
-        j = stack.pop()
-        order.append(j)
-        stack.extend(reversed(children.get(j, [])))
-    return order
+    last_first = [c[::-1] for c in child_lists(parents)]  # descendants() takes the last child first
+    return [k for root in np.flatnonzero(parents < 0).tolist() for k in descendants(last_first, root)]
 
 
 def _wants_positions(skeleton, joint, position_joints):
