@@ -131,6 +131,20 @@ def find_roles(skeleton):
     return roles
 
 
+def up_from_roles(roles, positions):
+    """(3,) the signed coordinate axis nearest the direction from the hips to the head (else the
+    top of the spine), median over the frames of `positions` (F, J, 3); None when `roles` (from
+    `find_roles`) lack them or they are at one place."""
+    top = roles.get("head", roles.get("spine", [None])[-1])
+    if "hips" not in roles or top is None:
+        return None
+    direction = np.median(positions[:, top] - positions[:, roles["hips"]], axis=0)
+    if np.allclose(direction, 0.0):
+        return None
+    axis = int(np.argmax(np.abs(direction)))
+    return np.eye(3)[axis] * np.sign(direction[axis])
+
+
 def _limb_of(role):
     """ARM or LEG for a limb role ("upper_arm.L"), else None."""
     part = role.split(".")[0]

@@ -6,7 +6,7 @@ leave no twist. Positions follow from the target's own offsets; root motion is s
 import numpy as np
 
 from . import feet, rotations
-from .bone_map import auto_map, find_roles
+from .bone_map import auto_map, find_roles, up_from_roles
 from .motion import Motion
 from .skeleton import ROTATION_CHANNELS, child_lists, descendants
 
@@ -57,7 +57,9 @@ def retarget(
     placed = {k: float(root_scale) * position[:, j] for k, j in movers.items()}
     position_target = _positions(target, world_target, placed)
     if fix_feet:
-        up = _up(source, roles_source) if up is None else np.asarray(up, dtype=float) / np.linalg.norm(up)
+        if up is None:  # the rest pose's, else +Y
+            up = up_from_roles(roles_source, source.rest_world()[1][None])
+        up = np.array([0.0, 1.0, 0.0]) if up is None else np.asarray(up, dtype=float) / np.linalg.norm(up)
         leg = _leg_length(source, roles_source)
         legs = {}
         for side in "LR":
@@ -220,17 +222,6 @@ def _leg_length(skeleton, roles):
     if not length > 0:
         raise ValueError(f"{skeleton!r} has no extent: cannot scale root motion by its size")
     return float(length)
-
-
-def _up(skeleton, roles):
-    """The coordinate axis (signed) nearest the rest pose's hips-to-head direction; +Y without one."""
-    _, rest = skeleton.rest_world()
-    top = roles.get("head", roles.get("spine", [None])[-1])
-    if "hips" not in roles or top is None or np.allclose(rest[top], rest[roles["hips"]]):
-        return np.array([0.0, 1.0, 0.0])
-    direction = rest[top] - rest[roles["hips"]]
-    axis = np.argmax(np.abs(direction))
-    return np.eye(3)[axis] * np.sign(direction[axis])
 
 
 def _orders(skeleton, euler_orders):
