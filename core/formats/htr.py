@@ -118,7 +118,6 @@ def read_htr(path, *, euler_reading="product", strict=True):
         "header": [[key, value] for key, value, _ in head.header.values()],
         "euler_reading": euler_reading,
         "calibration_units": settings.units,
-        "metres_per_unit": METRES_PER_UNIT.get((settings.units or "").lower()),
         "scale_factor": settings.scale_factor,
         "up_axis": settings.up_axis,
         "bone_length_axis": "XYZ"[settings.bone_axis],
@@ -128,6 +127,12 @@ def read_htr(path, *, euler_reading="product", strict=True):
         "first_frame": first_frame,
     }
     return Motion(skeleton, settings.fps, euler, [order] * len(names), translations, scales, record=record)
+
+
+def metres_per_unit(calibration_units):
+    """Metres per length unit of a CalibrationUnits value (`record["calibration_units"]`): mm, cm,
+    dm, m, in, ft and their long names; None if unknown or missing."""
+    return METRES_PER_UNIT.get((calibration_units or "").lower())
 
 
 def _channels(order, root):
