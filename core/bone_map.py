@@ -13,6 +13,7 @@ import numpy as np
 
 from .atomic import atomic_write
 from .errors import ParseError
+from .skeleton import child_lists, descendants
 
 # Every limb is a chain of roles, root to tip; a name may fit several roles of its chain (candidates
 # in order of preference), and the chain's order decides: Xsens "Shoulder" after "Collar" is the
@@ -128,6 +129,20 @@ def find_roles(skeleton):
             roles[role] = joint
     roles.update(_torso(skeleton, roles))
     return roles
+
+
+def up_from_roles(roles, positions):
+    """(3,) the signed coordinate axis nearest the direction from the hips to the head (else the
+    top of the spine), median over the frames of `positions` (F, J, 3); None when `roles` (from
+    `find_roles`) lack them or they are at one place."""
+    top = roles.get("head", roles.get("spine", [None])[-1])
+    if "hips" not in roles or top is None:
+        return None
+    direction = np.median(positions[:, top] - positions[:, roles["hips"]], axis=0)
+    if np.allclose(direction, 0.0):
+        return None
+    axis = int(np.argmax(np.abs(direction)))
+    return np.eye(3)[axis] * np.sign(direction[axis])
 
 
 def _limb_of(role):
@@ -282,8 +297,8 @@ def _structure_roles(skeleton):
     hips = max(range(count), key=lambda j: (third[j][0] if third[j] else 0, -j))
     spine, *legs = sorted(children[hips], key=lambda c: -size[c])[:3]
     _, position = skeleton.rest_world()
-    up = position[_subtree(children, spine)].mean(axis=0) - position[hips]
-    top = max(_subtree(children, spine), key=lambda j: position[j] @ up)
+    up = position[descendants(children, spine)].mean(axis=0) - position[hips]
+    top = max(descendants(children, spine), key=lambda j: position[j] @ up)
     path = _path(parents, hips, top)
     on_path = set(path)
     branches = [c for j in path[:-1] for c in children[j] if c not in on_path]
@@ -349,7 +364,7 @@ def _torso(skeleton, roles):
     children, size = _tree(parents)
     head = next((j for j in named.get("head", []) if chest in _path(parents, -1, j)[:-1]), None)
     if head is None:  # follow the branch of the chest that holds no arm up the neck
-        upward = [c for c in children[chest] if not limbs & set(_subtree(children, c))]
+        upward = [c for c in children[chest] if not limbs & set(descendants(children, c))]
         head = max(upward, key=lambda c: size[c], default=None)
         while head is not None and len(children[head]) == 1:  # a fork (eyes, jaw) hangs from the head
             below = children[head][0]
@@ -368,25 +383,11 @@ def _torso(skeleton, roles):
 
 def _tree(parents):
     """Children of every joint (lists) and the size of every joint's subtree (itself included)."""
-    children = [[] for _ in parents]
     size = np.ones(len(parents), dtype=int)
-    for j, p in enumerate(parents):
-        if p >= 0:
-            children[p].append(j)
     for j in range(len(parents) - 1, -1, -1):  # children come after their parents
         if parents[j] >= 0:
             size[parents[j]] += size[j]
-    return children, size
-
-
-def _subtree(children, joint):
-    """`joint` and all its descendants."""
-    out, stack = [], [joint]
-    while stack:
-        j = stack.pop()
-        out.append(j)
-        stack.extend(children[j])
-    return out
+    return child_lists(parents), size
 
 
 def _path(parents, top, joint):

@@ -1,5 +1,5 @@
-"""The one error type every reader raises for bad input, the check that finds non-finite numbers,
-and one-line messages."""
+"""The one error type every reader raises for bad input, the checks that find non-finite numbers
+and arrays larger than a file can make, and one-line messages."""
 
 import numpy as np
 
@@ -30,6 +30,26 @@ class ParseError(ValueError):
         if offset is not None:
             where += f", byte {offset}"
         super().__init__(one_line(f"{where}: {what}"))
+
+
+# The arrays a text file may make are bounded by its size (a few bytes can stand for many values):
+MEMORY_PER_BYTE = 100
+MEMORY_FLOOR = 64 << 20
+
+
+def check_memory(path, need, size, what, *, line=None, why=""):
+    """Raise ParseError unless `need` bytes of arrays, made from counts read in a file of `size`
+    bytes, are at most MEMORY_PER_BYTE x `size` + MEMORY_FLOOR: checked before allocating.
+
+    The message reads "{what} would take N MiB from a file of M MiB (at most ...){why}".
+    """
+    if need > MEMORY_FLOOR + MEMORY_PER_BYTE * size:
+        raise ParseError(
+            path,
+            f"{what} would take {need / 2**20:.0f} MiB from a file of {size / 2**20:.1f} MiB "
+            f"(at most {MEMORY_PER_BYTE} x the file size + {MEMORY_FLOOR >> 20} MiB){why}",
+            line=line,
+        )
 
 
 def first_nonfinite(values):

@@ -5,7 +5,7 @@ import warnings
 
 import numpy as np
 
-from .bone_map import find_roles
+from .bone_map import find_roles, up_from_roles
 from .fk import points_in_world
 from .markers import Markers
 from .mesh import Mesh, MeshAnimation
@@ -95,18 +95,11 @@ class Figure:
         axis = str(self.data.record.get("up_axis") or "").upper()
         if axis in ("X", "Y", "Z"):
             return np.eye(3)["XYZ".index(axis)]
-        roles = find_roles(self.data.skeleton)
-        top = roles.get("head", roles.get("spine", [None])[-1])
-        if "hips" in roles and top is not None:
-            if self.frame_count:
-                points = self.points(_sample(self.frame_count))
-            else:
-                points = self.data.skeleton.rest_world()[1][None]
-            direction = np.median(points[:, top] - points[:, roles["hips"]], axis=0)
-            if np.any(direction):
-                axis = int(np.argmax(np.abs(direction)))
-                return np.eye(3)[axis] * np.sign(direction[axis])
-        return np.eye(3)[self._up()]
+        points = (
+            self.points(_sample(self.frame_count)) if self.frame_count else self.data.skeleton.rest_world()[1][None]
+        )
+        up = up_from_roles(find_roles(self.data.skeleton), points)
+        return np.eye(3)[self._up()] if up is None else up
 
     def _up(self):
         """The axis along which the points spread most in the median of up to 25 frames."""

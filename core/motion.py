@@ -70,6 +70,15 @@ class Motion:
         """(F, 3, 3) local rotations of one joint (without the rest rotation)."""
         return rotations.euler_to_matrix(self.euler[:, joint], self.euler_orders[joint])
 
+    def euler_in(self, order):
+        """(F, J, 3) the angles of every joint in Euler order `order` (a new array): as stored where
+        it is the joint's order, else from its rotations, unwrapped over time."""
+        euler = self.euler.copy()
+        for j, old in enumerate(self.euler_orders):
+            if old != order:
+                euler[:, j] = rotations.unwrap_euler(rotations.matrix_to_euler(self.local_rotation(j), order))
+        return euler
+
     def local_rotations(self):
         """(F, J, 3, 3) local rotations of every joint (without the rest rotations)."""
         return np.stack([self.local_rotation(j) for j in range(self.skeleton.joint_count)], axis=1)

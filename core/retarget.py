@@ -6,9 +6,9 @@ leave no twist. Positions follow from the target's own offsets; root motion is s
 import numpy as np
 
 from . import feet, rotations
-from .bone_map import auto_map, find_roles
+from .bone_map import auto_map, find_roles, up_from_roles
 from .motion import Motion
-from .skeleton import ROTATION_CHANNELS
+from .skeleton import ROTATION_CHANNELS, child_lists, descendants
 
 
 def retarget(
@@ -57,7 +57,9 @@ def retarget(
     placed = {k: float(root_scale) * position[:, j] for k, j in movers.items()}
     position_target = _positions(target, world_target, placed)
     if fix_feet:
-        up = _up(source, roles_source) if up is None else np.asarray(up, dtype=float) / np.linalg.norm(up)
+        if up is None:  # the rest pose's, else +Y
+            up = up_from_roles(roles_source, source.rest_world()[1][None])
+        up = np.array([0.0, 1.0, 0.0]) if up is None else np.asarray(up, dtype=float) / np.linalg.norm(up)
         leg = _leg_length(source, roles_source)
         legs = {}
         for side in "LR":
@@ -123,7 +125,7 @@ def _alignments(source, target, pairs):
     _, rest_source = source.rest_world()
     _, rest_target = target.rest_world()
     tiny = 1e-9 * max(np.ptp(rest_target, axis=0).max(), np.ptp(rest_source, axis=0).max(), 1e-300)
-    children = [list(target.children(k)) for k in range(target.joint_count)]
+    children = child_lists(target.parents)
     align = np.empty((target.joint_count, 3, 3))
     for k, p in enumerate(target.parents):
         align[k] = align[p] if p >= 0 else np.eye(3)
@@ -197,23 +199,15 @@ def _pin_legs(skeleton, world, position, legs, up, blend):
         drop = feet.ease_up(drop, int(np.ceil(blend)))
         for joint in position:
             joint -= drop[:, None] * up
-    children = [list(skeleton.children(k)) for k in range(skeleton.joint_count)]
+    children = child_lists(skeleton.parents)
     for (thigh, shin, foot), (goal, weight) in legs.items():
         frames = np.flatnonzero(weight > 0)
         upper, lower = feet.two_bone_ik(*(position[j][frames] for j in (thigh, shin, foot)), goal[frames])
-        kept = set(_descendants(children, foot))
+        kept = set(descendants(children, foot))
         for top, turn in ((thigh, upper), (shin, lower)):
-            for k in _descendants(children, top):
+            for k in descendants(children, top):
                 if k not in kept:
                     world[k][frames] = turn @ world[k][frames]
-
-
-def _descendants(children, joint):
-    out, stack = [], [joint]
-    while stack:
-        out.append(stack.pop())
-        stack.extend(children[out[-1]])
-    return out
 
 
 def _leg_length(skeleton, roles):
@@ -228,17 +222,6 @@ def _leg_length(skeleton, roles):
     if not length > 0:
         raise ValueError(f"{skeleton!r} has no extent: cannot scale root motion by its size")
     return float(length)
-
-
-def _up(skeleton, roles):
-    """The coordinate axis (signed) nearest the rest pose's hips-to-head direction; +Y without one."""
-    _, rest = skeleton.rest_world()
-    top = roles.get("head", roles.get("spine", [None])[-1])
-    if "hips" not in roles or top is None or np.allclose(rest[top], rest[roles["hips"]]):
-        return np.array([0.0, 1.0, 0.0])
-    direction = rest[top] - rest[roles["hips"]]
-    axis = np.argmax(np.abs(direction))
-    return np.eye(3)[axis] * np.sign(direction[axis])
 
 
 def _orders(skeleton, euler_orders):

@@ -1,4 +1,7 @@
-"""Skeleton: joint hierarchy, rest offsets and rotations, channel layout as read, End Sites."""
+"""Skeleton: joint hierarchy, rest offsets and rotations, channel layout as read, End Sites; the
+tree helpers that work on parent indices."""
+
+import heapq
 
 import numpy as np
 
@@ -6,6 +9,54 @@ from .fk import forward_kinematics
 
 POSITION_CHANNELS = ("Xposition", "Yposition", "Zposition")
 ROTATION_CHANNELS = ("Xrotation", "Yrotation", "Zrotation")
+
+
+class CyclicHierarchy(ValueError):
+    """Joints that never reach a root; `loop` holds the joints of one cycle, each the parent of the one before."""
+
+    def __init__(self, loop, names):
+        self.loop = loop
+        shown = " -> ".join(str(names[j])[:40] for j in [*loop, loop[0]])
+        super().__init__(f"cyclic hierarchy: {shown[:200]} (each is the parent of the one before)")
+
+
+def child_lists(parents):
+    """The children of every joint (lists in index order); `parents` holds -1 for a root."""
+    children = [[] for _ in parents]
+    for j, p in enumerate(parents):
+        if p >= 0:
+            children[p].append(j)
+    return children
+
+
+def descendants(children, joint):
+    """`joint` and every joint below it (depth first, from `child_lists`)."""
+    out, stack = [], [joint]
+    while stack:
+        out.append(stack.pop())
+        stack.extend(children[out[-1]])
+    return out
+
+
+def parents_first(parents, names):
+    """Joint indices with every parent before its children, in index order where that allows (of the
+    joints whose parent is placed, the first listed comes first). Raises CyclicHierarchy (its message
+    names the joints of a cycle from `names`) when some joints never reach a root."""
+    children = child_lists(parents)
+    order, ready = [], [j for j, p in enumerate(parents) if p < 0]  # a heap, sorted from the start
+    while ready:
+        j = heapq.heappop(ready)
+        order.append(j)
+        for child in children[j]:
+            heapq.heappush(ready, child)
+    if len(order) < len(parents):
+        chain = [min(set(range(len(parents))) - set(order))]  # its ancestors never reach a root: a cycle
+        seen = set(chain)
+        while parents[chain[-1]] not in seen:
+            chain.append(parents[chain[-1]])
+            seen.add(chain[-1])
+        raise CyclicHierarchy(chain[chain.index(parents[chain[-1]]) :], names)
+    return order
 
 
 class Skeleton:

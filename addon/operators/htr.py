@@ -34,7 +34,7 @@ def import_htr_steps(context, paths, *, euler_reading="product", strict=True, fr
     takes, messages = yield from read_takes(sources)
     if from_file and takes:
         record = takes[0][1].record
-        scale *= record.get("metres_per_unit", 1.0)
+        scale *= core.htr.metres_per_unit(record.get("calibration_units")) or 1.0
         options["axis_forward"], options["axis_up"] = _FILE_AXES.get(record.get("up_axis", "Y"), _FILE_AXES["Y"])
     objects, built = yield from build_motions(context, takes, scale=scale, **options)
     return objects, messages + built

@@ -13,7 +13,6 @@ translation already holds the segment length SF describes (docs/htr.md has the e
 Lengths stay in file units; CalibrationUnits and the header ScaleFactor are in `motion.record`.
 """
 
-import heapq
 import re
 import warnings
 
@@ -34,7 +33,7 @@ from ..numtext import (
     parse_table,
     shortest,
 )
-from ..skeleton import POSITION_CHANNELS, Skeleton
+from ..skeleton import POSITION_CHANNELS, CyclicHierarchy, Skeleton, parents_first
 
 READINGS = ("product", "applied")  # how EulerRotationOrder "ZYX" reads: Rz @ Ry @ Rx, or Rx @ Ry @ Rz
 HEADER_KEYS = (  # the order every producer writes and some readers (by position) expect
@@ -119,7 +118,6 @@ def read_htr(path, *, euler_reading="product", strict=True):
         "header": [[key, value] for key, value, _ in head.header.values()],
         "euler_reading": euler_reading,
         "calibration_units": settings.units,
-        "metres_per_unit": METRES_PER_UNIT.get((settings.units or "").lower()),
         "scale_factor": settings.scale_factor,
         "up_axis": settings.up_axis,
         "bone_length_axis": "XYZ"[settings.bone_axis],
@@ -129,6 +127,12 @@ def read_htr(path, *, euler_reading="product", strict=True):
         "first_frame": first_frame,
     }
     return Motion(skeleton, settings.fps, euler, [order] * len(names), translations, scales, record=record)
+
+
+def metres_per_unit(calibration_units):
+    """Metres per length unit of a CalibrationUnits value (`record["calibration_units"]`): mm, cm,
+    dm, m, in, ft and their long names; None if unknown or missing."""
+    return METRES_PER_UNIT.get((calibration_units or "").lower())
 
 
 def _channels(order, root):
@@ -243,31 +247,12 @@ class _Head:
             if name.upper() != "GLOBAL" and name not in index:
                 raise self.error(f"undefined parent {name!r} of segment {child!r}", line)
             parent.append(-1 if name.upper() == "GLOBAL" else index[name])
-        children = [[] for _ in parent]
-        for j, p in enumerate(parent):
-            if p >= 0:
-                children[p].append(j)
-        order, ready = [], [j for j, p in enumerate(parent) if p < 0]  # a heap of file indices
-        while ready:
-            j = heapq.heappop(ready)
-            order.append(j)
-            for child in children[j]:
-                heapq.heappush(ready, child)
-        if len(order) < len(parent):
-            self._cycle(parent, set(order))
+        try:
+            order = parents_first(parent, [child for child, _, _ in self.hierarchy])
+        except CyclicHierarchy as cycle:
+            raise self.error(str(cycle), self.hierarchy[cycle.loop[0]][2]) from None
         new = {j: k for k, j in enumerate(order)}
         return [self.hierarchy[j][0] for j in order], [new[parent[j]] if parent[j] >= 0 else -1 for j in order]
-
-    def _cycle(self, parent, placed):
-        start = min(set(range(len(parent))) - placed)
-        chain = [start]
-        while parent[chain[-1]] not in chain:
-            chain.append(parent[chain[-1]])
-        loop = chain[chain.index(parent[chain[-1]]) :]
-        names = " -> ".join(self.hierarchy[j][0] for j in [*loop, loop[0]])
-        raise self.error(
-            f"cyclic hierarchy: {names[:200]} (each is the parent of the one before)", self.hierarchy[loop[0]][2]
-        )
 
     def base_positions(self, names):
         """(J, 7) base position of every segment, in the order of `names`."""
@@ -560,9 +545,7 @@ def write_htr(motion, path, *, precision=6, header=None, euler_reading=None, fil
     base = _base_angles(motion, order, record.get("base_euler", {}))
     file_order = [names.index(n) for n in record.get("segment_order", ()) if n in names]
     file_order = file_order if sorted(file_order) == list(range(len(names))) else list(range(len(names)))
-    angles = np.empty_like(motion.euler)
-    for j in range(len(names)):
-        angles[:, j] = _in_order(motion, j, order)
+    angles = motion.euler_in(order)
     unit = np.degrees if settings.degrees else np.asarray
     first = record.get("first_frame", 1)
     lines = ["# Hierarchical Translation-Rotation file (mocap_io)", "[Header]", "# KeyWord<space>Value"]
@@ -637,13 +620,6 @@ def _global(motion):
     )
     record = {**motion.record, "format": "gtr", "base_euler": {}, "segment_order": s.names}
     return Motion(skeleton, motion.fps, euler, motion.euler_orders, position, motion.scales, record=record)
-
-
-def _in_order(motion, joint, order):
-    """(F, 3) angles of one joint in `order` (as they are when it already is the joint's order)."""
-    if motion.euler_orders[joint] == order:
-        return motion.euler[:, joint]
-    return rotations.unwrap_euler(rotations.matrix_to_euler(motion.local_rotation(joint), order))
 
 
 def _base_angles(motion, order, as_read):

@@ -12,7 +12,7 @@ import warnings
 import numpy as np
 
 from ..atomic import atomic_write
-from ..errors import ParseError
+from ..errors import ParseError, check_memory
 from ..markers import Markers
 from ..numtext import decode_text, format_table, parse_number, parse_table, shortest
 
@@ -26,8 +26,6 @@ _HEADER = (
     "OrigDataStartFrame",
     "OrigNumFrames",
 )
-_MEMORY_PER_BYTE = 100  # the (frames, columns) table a file may make, bounded by its size
-_MEMORY_FLOOR = 64 << 20
 
 
 def read_trc(path):
@@ -137,14 +135,9 @@ def _table(path, block, first_line, columns, size):
     lines_with_data = np.unique(line[filled])
     row = np.searchsorted(lines_with_data, line)
     width = max(columns, int(column[filled].max()) + 1 if filled.any() else 0)
-    need = len(lines_with_data) * width * 8
-    if need > _MEMORY_FLOOR + _MEMORY_PER_BYTE * size:
-        raise ParseError(
-            path,
-            f"{len(lines_with_data)} rows x {width} columns would take {need >> 20} MiB from a "
-            f"file of {size / 2**20:.1f} MiB",
-            line=first_line,
-        )
+    check_memory(
+        path, len(lines_with_data) * width * 8, size, f"{len(lines_with_data)} rows x {width} columns", line=first_line
+    )
     if width > columns and (width - 2) % 3:
         width += 3 - (width - 2) % 3
     tokens = block.replace(b"\t", b"\n")  # a field per line: empty fields are blank lines, which are skipped

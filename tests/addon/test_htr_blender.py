@@ -77,3 +77,12 @@ def test_the_operator_and_a_bad_file_that_leaves_nothing(sample, tmp_path):
         bpy.ops.import_anim.mocap_htr(filepath=str(bad))
     assert data_counts() == before
     assert bpy.types.FileHandler.bl_rna_get_subclass_py("MOCAP_FH_htr") is not None
+
+
+@pytest.mark.parametrize("units", ["", "CalibrationUnits furlong\n"])
+def test_a_file_without_known_units_is_read_as_metres(tmp_path, units):
+    path = tmp_path / "plain.htr"
+    path.write_text(SAMPLE.replace("CalibrationUnits cm\n", units))
+    fresh_scene()
+    (obj,), _ = import_htr(bpy.context, [str(path)])
+    check_against_core(obj, core.read(path), 1.0, (0, 1))

@@ -237,3 +237,11 @@ def test_a_face_rig_under_the_head_is_not_followed():
     found = core.auto_map(CMU, target)
     assert (found["Neck"], found["Head"]) == ("DEF-spine.004", "DEF-spine.006")
     assert not [t for t in found.values() if t.startswith(("face", "brow", "jaw", "nose"))]
+
+
+def test_up_is_the_axis_nearest_hips_to_head_median_over_frames():
+    frames = np.zeros((3, 3, 3))
+    frames[:, 2] = [[0.1, 0, -1], [0.1, 0, -1], [5.0, 0, 0]]  # one frame lying down: the median stands
+    assert bone_map.up_from_roles({"hips": 0, "spine": [1, 2]}, frames).tolist() == [0, 0, -1]
+    assert bone_map.up_from_roles({"hips": 0, "head": 1, "spine": [2]}, frames) is None  # head at the hips
+    assert bone_map.up_from_roles({"spine": [1, 2]}, frames) is None

@@ -35,7 +35,7 @@ def test_reads_the_sample_as_the_seed_computes_it(tmp_path):
     assert list(m.skeleton.end_site_parents) == [2]  # the one leaf
     np.testing.assert_array_equal(m.scales[:, 1], [1, 1.05, 0.95])
     assert m.record["segment_order"] == ["Chest", "Hips", "Head"] and m.record["first_frame"] == 1
-    assert m.record["calibration_units"] == "cm" and m.record["metres_per_unit"] == 0.01
+    assert m.record["calibration_units"] == "cm" and htr.metres_per_unit(m.record["calibration_units"]) == 0.01
     assert m.record["up_axis"] == "Y" and m.record["scale_factor"] == 1.0
     assert m.skeleton.channels[0][:3] == ("Xposition", "Yposition", "Zposition")
     assert m.skeleton.channels[1] == ("Zrotation", "Xrotation", "Yrotation")
@@ -140,7 +140,10 @@ def test_header_overrides_convert_angles_and_units(tmp_path):
     np.testing.assert_allclose(again.world_positions(), m.world_positions(), atol=1e-6)
     core.write(m, tmp_path / "c.htr", header={"CalibrationUnits": "in", "Producer": "test"})
     again = core.read(tmp_path / "c.htr")
-    assert again.record["metres_per_unit"] == 0.0254 and ["Producer", "test"] in again.record["header"]
+    assert (
+        htr.metres_per_unit(again.record["calibration_units"]) == 0.0254
+        and ["Producer", "test"] in again.record["header"]
+    )
     with pytest.raises(ValueError, match="RotationUnits: expected Degrees or Radians"):
         core.write(m, tmp_path / "x.htr", header={"RotationUnits": "grads"})
 

@@ -12,7 +12,7 @@ import warnings
 
 import numpy as np
 
-from ...errors import ParseError
+from ...errors import MEMORY_FLOOR, ParseError, check_memory
 from ...motion import Motion
 from ...numtext import decimal_values, normalize_newlines, parse_number, parse_numbers
 from .reader_asf import AsfRecord, euler_order
@@ -27,8 +27,6 @@ _PAD = 17  # spaces after the text, so that 8-byte words can be read at any toke
 _KNOWN = (":FULLY-SPECIFIED", ":FRAME-RANGE", ":ASF-FILE", ":ASF-PATH")
 # Bounds on the arrays a file may make (a frame of dof-less bones takes a few bytes): as for BVH
 _BYTES_PER_JOINT_FRAME = 48
-_MEMORY_PER_BYTE = 100
-_MEMORY_FLOOR = 64 << 20
 
 
 def read_amc(path, skeleton, *, fps=None, fill_missing=False):
@@ -58,13 +56,7 @@ def read_amc(path, skeleton, *, fps=None, fill_missing=False):
     layout = _Lines(path, body, first_line, skeleton)
     frames = layout.frame_count
     need = frames * skeleton.joint_count * _BYTES_PER_JOINT_FRAME
-    if need > _MEMORY_FLOOR + _MEMORY_PER_BYTE * size:
-        raise ParseError(
-            path,
-            f"{frames} frames x {skeleton.joint_count} bones would take {need / 2**20:.0f} MiB from a file of "
-            f"{size / 2**20:.1f} MiB (at most {_MEMORY_PER_BYTE} x the file size + {_MEMORY_FLOOR >> 20} MiB)",
-            line=first_line,
-        )
+    check_memory(path, need, size, f"{frames} frames x {skeleton.joint_count} bones", line=first_line)
     values = layout.values(fill_missing)
     fps = rate if fps is None else fps
     return _motion(skeleton, DEFAULT_FPS if fps is None else fps, values, frames, degrees)
@@ -139,7 +131,7 @@ class _Lines:
             index[name.encode("utf-8")] = j
             index.setdefault(name.encode("latin-1", "replace"), j)
         width = max(len(n) for n in index) + 1  # longer tokens cannot match, cut or not
-        if len(self.heads) * width > _MEMORY_FLOOR + 16 * len(self.text):
+        if len(self.heads) * width > MEMORY_FLOOR + 16 * len(self.text):
             raise ParseError(self.path, f"bone names of {width} bytes are too long to match", line=self.first_line)
         starts = self.starts[self.heads]
         per_frame = np.diff(np.append(self.markers, len(starts)))

@@ -18,7 +18,6 @@ the root, the world axes: added to its position), and l moves a bone's end along
 """
 
 import dataclasses
-import heapq
 import math
 import warnings
 
@@ -27,7 +26,7 @@ import numpy as np
 from ... import rotations
 from ...errors import ParseError
 from ...numtext import decode_text, normalize_newlines, parse_number
-from ...skeleton import Skeleton
+from ...skeleton import CyclicHierarchy, Skeleton, parents_first
 
 ROOT = "root"
 ROOT_DOFS = ("tx", "ty", "tz", "rx", "ry", "rz")
@@ -352,26 +351,13 @@ class _Parser:
                         f"bone {child[:80]!r} has a parent already (on line {parent_line[index[child]]})", line
                     )
                 parent[index[child]], parent_line[index[child]] = index[name], line
-        children = {}
         for i in range(len(self.bones)):
             if i not in parent:
                 raise self.error(f"bone {self.bones[i]['name'][:80]!r} is not in the :hierarchy", self.bones[i]["line"])
-            children.setdefault(parent[i], []).append(i)
-        order, ready = [], list(children.get(-1, []))
-        heapq.heapify(ready)
-        while ready:  # parents first; among the bones ready, the first written
-            i = heapq.heappop(ready)
-            order.append(i)
-            for child in children.get(i, []):
-                heapq.heappush(ready, child)
-        if len(order) < len(self.bones):
-            start = min(set(range(len(self.bones))) - set(order))
-            cycle, i = [], start
-            while i not in cycle:
-                cycle.append(i)
-                i = parent[i]
-            names = " -> ".join(self.bones[k]["name"][:40] for k in cycle[cycle.index(i) :] + [i])
-            raise self.error(f"cyclic hierarchy: {names} (each the parent of the one before)", parent_line[i])
+        try:
+            order = parents_first([parent[i] for i in range(len(self.bones))], [b["name"] for b in self.bones])
+        except CyclicHierarchy as cycle:
+            raise self.error(str(cycle), parent_line[cycle.loop[0]]) from None
         return order, parent
 
     def skeleton(self, metres):

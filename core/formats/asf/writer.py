@@ -20,6 +20,7 @@ import numpy as np
 from ...atomic import atomic_writes
 from ...frame_rate import snap_rate, stands_for
 from ...numtext import format_table, shortest
+from ...skeleton import child_lists
 from .reader_amc import DEFAULT_FPS
 from .reader_asf import BONE_DOFS, ROOT, ROOT_DOFS, AsfRecord, axis_angles, axis_matrix
 
@@ -98,9 +99,7 @@ class _Acclaim:
     def layout(self):
         """The bones, parents first: one per joint but the root, and the bridges."""
         s, world = self.motion.skeleton, self.world
-        children = [[] for _ in s.names]
-        for j, p in enumerate(s.parents[1:], 1):
-            children[p].append(j)
+        children = child_lists(s.parents)
         tips = [[] for _ in s.names]  # End Sites, world axes
         for p, offset in zip(s.end_site_parents, s.end_site_offsets):
             tips[p].append(world[p] @ offset)

@@ -13,7 +13,7 @@ import re
 
 import numpy as np
 
-from ...errors import ParseError
+from ...errors import ParseError, check_memory
 from ...motion import Motion
 from ...numtext import decode_text, normalize_newlines, parse_number, parse_table
 from ...skeleton import POSITION_CHANNELS, ROTATION_CHANNELS, Skeleton
@@ -23,10 +23,8 @@ _MOTION = re.compile(rb"^[ \t]*MOTION[ \t]*\r?$", re.MULTILINE | re.IGNORECASE)
 _FRAMES = re.compile(r"^\s*frames\s*:\s*(\S*)\s*$", re.IGNORECASE)
 _FRAME_TIME = re.compile(r"^\s*frame\s+time\s*:\s*(\S*)\s*$", re.IGNORECASE)
 # A frame holds two float64 triples per joint (angles, translation). Rows of few channels can
-# stand for many joints, so the arrays a file may make are bounded by its size:
+# stand for many joints, so the arrays a file may make are bounded by its size (check_memory):
 _BYTES_PER_JOINT_FRAME = 48
-_MEMORY_PER_BYTE = 100
-_MEMORY_FLOOR = 64 << 20
 
 
 def read_bvh(path, *, positions="replace", strict=True):
@@ -56,15 +54,14 @@ def read_bvh(path, *, positions="replace", strict=True):
     skeleton = parser.skeleton()
     table = parse_table(data, parser.channel_count, frames, path=path, first_line=first_line, strict=strict)
     del data
-    need = len(table) * skeleton.joint_count * _BYTES_PER_JOINT_FRAME
-    if need > _MEMORY_FLOOR + _MEMORY_PER_BYTE * size:
-        raise ParseError(
-            path,
-            f"{len(table)} frames x {skeleton.joint_count} joints would take {need / 2**20:.0f} MiB "
-            f"from a file of {size / 2**20:.1f} MiB (at most {_MEMORY_PER_BYTE} x the file size + "
-            f"{_MEMORY_FLOOR >> 20} MiB): too many frames for joints without channels",
-            line=first_line,
-        )
+    check_memory(
+        path,
+        len(table) * skeleton.joint_count * _BYTES_PER_JOINT_FRAME,
+        size,
+        f"{len(table)} frames x {skeleton.joint_count} joints",
+        line=first_line,
+        why=": too many frames for joints without channels",
+    )
     return _motion(skeleton, 1.0 / frame_time, frame_time_text, table, positions)
 
 

@@ -2,11 +2,11 @@
 
 import numpy as np
 
-from ... import rebase, rotations
+from ... import rebase
 from ...atomic import atomic_write
 from ...frame_rate import stands_for
 from ...numtext import format_blocks
-from ...skeleton import POSITION_CHANNELS, ROTATION_CHANNELS
+from ...skeleton import POSITION_CHANNELS, ROTATION_CHANNELS, child_lists, descendants
 
 
 def write_bvh(motion, path, *, precision=6, rotation_order=None, position_joints=None, positions="replace"):
@@ -31,7 +31,8 @@ def write_bvh(motion, path, *, precision=6, rotation_order=None, position_joints
     skeleton = motion.skeleton
     euler, orders = motion.euler, motion.euler_orders
     if rotation_order is not None:
-        euler, orders = _reordered(motion, rotation_order.upper())
+        orders = [rotation_order.upper()] * skeleton.joint_count
+        euler = motion.euler_in(orders[0])
     translations = motion.translations if positions == "replace" else motion.translations - skeleton.offsets
     resolution = 0.5 * 10.0**-precision  # data below it cannot be written anyway
     order = _depth_first(skeleton.parents)
@@ -74,26 +75,10 @@ def _spread(values, reference):
     return np.maximum(np.abs(values.max(axis=0) - reference), np.abs(values.min(axis=0) - reference))
 
 
-def _reordered(motion, order):
-    """Euler angles of every joint converted to `order` (unwrapped over time), and the orders."""
-    euler = motion.euler.copy()
-    for j, old in enumerate(motion.euler_orders):
-        if old != order:
-            euler[:, j] = rotations.unwrap_euler(rotations.matrix_to_euler(motion.local_rotation(j), order))
-    return euler, [order] * motion.skeleton.joint_count
-
-
 def _depth_first(parents):
     """Joint indices in depth-first order, children in index order (the order BVH nests them)."""
-    children = {}
-    for j, p in enumerate(parents):
-        children.setdefault(int(p), []).append(j)
-    order, stack = [], list(reversed(children.get(-1, [])))
-    while stack:
-        j = stack.pop()
-        order.append(j)
-        stack.extend(reversed(children.get(j, [])))
-    return order
+    last_first = [c[::-1] for c in child_lists(parents)]  # descendants() takes the last child first
+    return [k for root in np.flatnonzero(parents < 0).tolist() for k in descendants(last_first, root)]
 
 
 def _wants_positions(skeleton, joint, position_joints):
