@@ -136,7 +136,7 @@ def test_point_cloud_plays_the_core_positions(tmp_path):
     objects, messages = import_markers(bpy.context, [str(path)], representation="POINT_CLOUD")
     (obj,) = objects
     assert obj.type == "MESH" and obj.modifiers[0].type == "MESH_CACHE" and path.with_suffix(".pc2").exists()
-    assert messages == [f"cache written to {path.with_suffix('.pc2')}"]
+    assert messages.notes == [f"cache written to {path.with_suffix('.pc2')}"]
     assert [g.name for g in obj.vertex_groups] == blender_names(markers.names)
     assert obj.instance_type == "VERTS" and len(obj.children) == 1  # a sphere on each vertex
     holding = held(in_blender(markers.positions, ".c3d"))
@@ -247,7 +247,7 @@ def test_an_unknown_unit_reads_as_millimetres_and_says_so(tmp_path):
     path, markers = written(tmp_path, "take.trc", Markers(take.names, take.positions, 100, units="furlongs"))
     fresh_scene()
     _, messages = import_markers(bpy.context, [str(path)])
-    assert messages == ["take: length unit 'furlongs' unknown: read as millimetres"]
+    assert messages.notes == ["take: length unit 'furlongs' unknown: read as millimetres"]
     shown, _ = empties_at(blender_names(markers.names)[:1], 1)
     np.testing.assert_allclose(shown[0], in_blender(markers.positions[0, 0], ".trc"), rtol=1e-6)
 
