@@ -266,8 +266,9 @@ def write_obj_to(f, mesh, vertices, precision=6, faces=None):
     columns = vertices if mesh.colours is None else np.hstack([vertices, mesh.colours])
     for key, table in (("v", columns), ("vt", mesh.uvs), ("vn", mesh.normals)):
         if len(table):
-            lines = format_table(table, precision).splitlines(keepends=True)
-            f.write(b"".join(key.encode() + b" " + line for line in lines))
+            lines = format_table(table, precision)  # every line ends in a newline: the key goes after each
+            head = key.encode() + b" "
+            f.write(head + lines[:-1].replace(b"\n", b"\n" + head) + b"\n")
     f.write(face_text(mesh) if faces is None else faces)
 
 
