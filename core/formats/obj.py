@@ -331,8 +331,8 @@ def face_text(mesh):
     states = _state_lines(mesh)
     data = table + b" \nf \n" + b"".join(states)
     space, newline, f = len(table), len(table) + 1, len(table) + 2
-    state_starts = f + 3 + np.concatenate([[0], np.cumsum([len(t) for t in states])[:-1]]).astype(np.intp)
     state_lengths = np.array([len(t) for t in states], dtype=np.intp)
+    state_starts = f + 3 + np.cumsum(state_lengths) - state_lengths
     # per face: its state lines and "f ", then per corner: two pieces of its line and a separator
     faces = len(sizes)
     order_face = 2 * np.arange(faces) + 3 * mesh.face_starts
@@ -340,7 +340,7 @@ def face_text(mesh):
     piece_starts = np.zeros(total, dtype=np.intp)
     piece_lengths = np.zeros(total, dtype=np.intp)
     piece_starts[order_face], piece_lengths[order_face] = state_starts, state_lengths
-    piece_starts[order_face + 1], piece_lengths[order_face + 1] = f, np.where(sizes, 2, 3)  # an empty face: "f "
+    piece_starts[order_face + 1], piece_lengths[order_face + 1] = f, np.where(sizes, 2, 3)  # an empty face: "f \n"
     face_of = np.repeat(np.arange(faces), sizes)
     corner = 2 * (face_of + 1) + 3 * np.arange(count)
     last = np.zeros(count, dtype=bool)
