@@ -462,3 +462,20 @@ def _format_block(values, decimals, separator, integers):
         if integers == columns:
             head[:, -1, -1] = ord("\n")
     return words.tobytes().translate(None, b"\0")
+
+
+def splice(data, starts, lengths):
+    """Bytes: the slices ``data[starts[i]:starts[i] + lengths[i]]`` of `data` (bytes) one after the
+    other: text assembled from pieces (constants, rows of formatted tables) with one numpy gather."""
+    lengths = np.asarray(lengths, dtype=np.intp).ravel()
+    ends = np.cumsum(lengths)
+    take = np.repeat(np.asarray(starts, dtype=np.intp).ravel() - (ends - lengths), lengths)
+    take += np.arange(len(take))
+    return np.frombuffer(data, dtype=np.uint8)[take].tobytes()
+
+
+def line_spans(text):
+    """(starts, lengths) of the lines of `text` (bytes, each line ending in a newline), newlines left out."""
+    ends = np.flatnonzero(np.frombuffer(text, dtype=np.uint8) == ord("\n"))
+    starts = np.concatenate([[0], ends[:-1] + 1]).astype(np.intp)[: len(ends)]
+    return starts, ends - starts

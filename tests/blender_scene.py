@@ -1,7 +1,10 @@
-"""Helpers for tests that run inside the bpy module: a fresh scene, the add-on, pose-bone heads."""
+"""Helpers for tests that run inside the bpy module: a fresh scene, the add-on, pose-bone heads,
+failed imports and the Blender-side fuzz."""
 
 import numpy as np
 import pytest
+
+import fuzz_cases
 
 bpy = pytest.importorskip("bpy")
 
@@ -89,3 +92,31 @@ def evaluated_vertices(obj, frame):
     finally:
         evaluated.to_mesh_clear()
     return flat.reshape(-1, 3).astype(float)
+
+
+def mutants_import_or_fail_cleanly(folder, fmt, import_file, skip=()):
+    """A Blender-side fuzz: 36 mutants of `fmt` (tests/fuzz_cases.py; kinds in `skip` left out)
+    written to `folder`, each through `import_file(path, case)` from an empty scene: imported, or
+    refused as one line naming the file (no traceback) that leaves nothing behind. Both happen."""
+    sources = fuzz_cases.seeds(fmt)
+    outcomes = {"imported": 0, "refused": 0}
+    for case in range(36):
+        _, files, target = sources[case % len(sources)]
+        files, kind = fuzz_cases.mutant(files, target, fmt, case)
+        if kind in skip:
+            continue
+        for name, data in files.items():
+            (folder / name).write_bytes(data)
+        fresh_scene()
+        before = data_counts()
+        try:
+            import_file(folder / target, case)
+            outcomes["imported"] += 1
+        except RuntimeError as error:
+            text = str(error)
+            assert "Traceback" not in text and str(folder) in text, (case, kind, text)
+            assert len(text.strip().splitlines()) == 1 and "\x00" not in text, (case, kind, text)
+            assert data_counts() == before, (case, kind)
+            outcomes["refused"] += 1
+    print(fmt, outcomes)
+    assert outcomes["imported"] and outcomes["refused"]

@@ -11,6 +11,7 @@ from ... import core
 from ...core.formats.pc2 import write_pc2
 from ..common import compat
 from ..common.failures import InFile
+from ..common.messages import Messages
 from ..common.progress import run
 from ..common.transaction import all_or_nothing
 from ..common.units import axis_matrix, scene_rate
@@ -21,7 +22,7 @@ _CHUNK = 64  # frames decoded per progress step
 
 
 def import_famc(context, path, **options):
-    """Import an MPEG-4 FAMC stream (.famc with its .obj); returns (the mesh object, messages).
+    """Import an MPEG-4 FAMC stream (.famc with its .obj); returns (the mesh object, Messages).
     All or nothing. Options: see `import_famc_steps`."""
     return run(import_famc_steps(context, path, **options), context, "Importing FAMC")
 
@@ -58,7 +59,7 @@ def import_famc_steps(context, path, *, mode="CACHE", obj_path="", axis_forward=
             obj = frame_keyed(context, animation.mesh, name, positions, frame_start)
         obj.matrix_world = axes.T.tolist()
         update_scene(context.scene, render_rate, (frame_start, frame_start + max(animation.frame_count - 1, 0)))
-    return obj, messages
+    return obj, Messages(notes=messages)
 
 
 def _cache_path(source, name):

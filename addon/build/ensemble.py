@@ -11,6 +11,7 @@ from ...core import rotations
 from ...core.formats.pc2 import write_pc2
 from ..common import compat
 from ..common.failures import InFile
+from ..common.messages import Messages
 from ..common.progress import run
 from ..common.transaction import all_or_nothing
 from ..common.units import axis_matrix, scene_rate
@@ -20,7 +21,7 @@ from .motions import update_scene
 
 
 def import_memg(context, path, **options):
-    """Import a mesh ensemble; returns (the mesh object, messages). All or nothing.
+    """Import a mesh ensemble; returns (the mesh object, Messages). All or nothing.
     Options: see `import_memg_steps`."""
     return run(import_memg_steps(context, path, **options), context, "Importing mesh ensemble")
 
@@ -62,7 +63,7 @@ def import_memg_steps(
             obj = yield from _basis(context, animation, name, frames)
             obj.parent.matrix_world = axes.T.tolist()
         update_scene(context.scene, render_rate, (frame_start, frame_start + max(animation.frame_count - 1, 0)))
-    return obj, messages
+    return obj, Messages(notes=messages)
 
 
 def _link(context, name, data):

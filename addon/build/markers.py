@@ -19,6 +19,7 @@ from ...core.formats.pc2 import write_pc2
 from ...core.frame_rate import standard_rate
 from ..common import compat, file_record
 from ..common.failures import InFile
+from ..common.messages import Messages
 from ..common.names import blender_names
 from ..common.progress import run
 from ..common.transaction import all_or_nothing
@@ -33,7 +34,7 @@ _CHUNK = 1 << 16  # frames converted at a time (the float64 intermediate stays s
 
 
 def import_markers(context, paths, **options):
-    """Import C3D or TRC files (by extension); returns (objects, messages): per file its parent
+    """Import C3D or TRC files (by extension); returns (objects, Messages): per file its parent
     empty, or its point-cloud mesh. All or nothing: on any error no new data-block (or cache) is
     left and the error propagates with its file as `import_file`. Options: see import_markers_steps."""
     return run(import_markers_steps(context, paths, **options), context, "Importing markers")
@@ -49,9 +50,9 @@ def import_markers_steps(context, paths, *, strict=False, **options):
     sources = [
         (path, lambda path=path: core.read(path, **({"strict": strict} if _is_c3d(path) else {}))) for path in paths
     ]
-    takes, messages = yield from read_takes(sources)
-    objects, built = yield from build_markers(context, takes, **options)
-    return objects, messages + built
+    takes, warned = yield from read_takes(sources)
+    objects, notes = yield from build_markers(context, takes, **options)
+    return objects, Messages(warned, notes)
 
 
 def build_markers(
@@ -69,7 +70,7 @@ def build_markers(
     marker_size=0.01,
 ):
     """Blender objects for `takes` [(path, Markers)]; a generator of progress steps that returns
-    (objects, messages). All or nothing.
+    (objects, notes). All or nothing.
 
     representation        "EMPTIES" (an empty per marker, keyed, under a parent empty per file)
                           or "POINT_CLOUD" (a mesh with a vertex per marker, played by a Mesh Cache

@@ -21,16 +21,16 @@ READING = 0.2  # the share of the progress bar that reading the files takes
 
 def read_takes(sources):
     """A generator of progress steps that reads `sources` [(path, read)], where read() returns the
-    file's model (a Motion, Markers); returns ([(path, model)], warning messages). An error
-    propagates with the file it concerns as its `import_file` (see failures.py)."""
-    takes, messages = [], []
+    file's model (a Motion, Markers); returns ([(path, model)], the text of every warning the
+    readers raised). An error propagates with the file it concerns as its `import_file` (see failures.py)."""
+    takes, warned = [], []
     for i, (path, read) in enumerate(sources):
         yield READING * i / len(sources), f"reading {os.path.basename(path)}"
         with warnings.catch_warnings(record=True) as caught, InFile(path):
             warnings.simplefilter("always")
             takes.append((path, read()))
-        messages += [str(w.message) for w in caught]
-    return takes, messages
+        warned += [str(w.message) for w in caught]
+    return takes, warned
 
 
 def build_motions(
@@ -68,7 +68,7 @@ def build_motions(
     retarget              retarget every take onto the active armature (a new action each, bones
                           mapped by core.auto_map: see retarget.retarget_take) instead of building
                           armatures; without an active armature, build them
-    Returns (objects, messages).
+    Returns (objects, notes): the notes for the user (see common.messages).
     """
     axes = axis_matrix(axis_forward, axis_up)
     scene = context.scene

@@ -9,6 +9,7 @@ from bpy.props import BoolProperty, FloatProperty, StringProperty
 from ... import core
 from ...core.formats.asf import find_asf, read_asf
 from ..build.motions import build_motions, read_takes
+from ..common.messages import Messages
 from ..common.progress import run
 from ..common.registration import file_format
 from .motion import JointAxes, MotionExport, MotionImport, export_motion
@@ -16,7 +17,7 @@ from .motion import JointAxes, MotionExport, MotionImport, export_motion
 
 def import_asf(context, paths, **options):
     """Import an .asf with .amc files, or .amc files alone (each with the .asf beside it); returns
-    (armature objects, messages). All or nothing, like import_bvh. Options: see `import_asf_steps`."""
+    (armature objects, Messages). All or nothing, like import_bvh. Options: see `import_asf_steps`."""
     return run(import_asf_steps(context, paths, **options), context, "Importing ASF/AMC")
 
 
@@ -46,9 +47,9 @@ def import_asf_steps(context, paths, *, metres=True, fps=120.0, fill_missing=Fal
         sources = [(amc, lambda amc=amc: read(amc)) for amc in amcs]
     else:
         sources = [(asfs[0], lambda: core.read(asfs[0], metres=metres, fps=fps))]
-    takes, messages = yield from read_takes(sources)
-    objects, built = yield from build_motions(context, takes, **options)
-    return objects, messages + built
+    takes, warned = yield from read_takes(sources)
+    objects, notes = yield from build_motions(context, takes, **options)
+    return objects, Messages(warned, notes)
 
 
 def export_asf(context, obj, path, **options):

@@ -6,13 +6,14 @@ from bpy.props import BoolProperty, EnumProperty, StringProperty
 
 from ... import core
 from ..build.motions import build_motions, read_takes
+from ..common.messages import Messages
 from ..common.progress import run
 from ..common.registration import file_format
 from .motion import MotionExport, MotionImport, export_motion
 
 
 def import_bvh(context, paths, **options):
-    """Import BVH files; returns (armature objects, messages). All or nothing: on any error no
+    """Import BVH files; returns (armature objects, Messages). All or nothing: on any error no
     new data-block is left and the error (a core.ParseError for bad files) propagates, with the
     file it concerns as its `import_file` (see failures.py).
     Options: see `import_bvh_steps`."""
@@ -27,9 +28,9 @@ def import_bvh_steps(context, paths, *, positions="replace", strict=True, **opti
     options    those of build.motions.build_motions
     """
     sources = [(path, lambda path=path: core.read(path, positions=positions, strict=strict)) for path in paths]
-    takes, messages = yield from read_takes(sources)
-    objects, built = yield from build_motions(context, takes, **options)
-    return objects, messages + built
+    takes, warned = yield from read_takes(sources)
+    objects, notes = yield from build_motions(context, takes, **options)
+    return objects, Messages(warned, notes)
 
 
 def export_bvh(context, obj, path, **options):

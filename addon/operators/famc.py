@@ -46,8 +46,7 @@ class ImportFAMC(bpy.types.Operator, DroppableImport):
         return import_famc_steps(context, self.filepath, **options)  # pyright: ignore[reportAttributeAccessIssue, reportCallIssue]
 
     def finished(self, context, result):
-        for text in result[1]:
-            self.report({"INFO"}, text)
+        result[1].report(self)
 
 
 class ExportFAMC(bpy.types.Operator, MeshAnimationExport, RangeExport):

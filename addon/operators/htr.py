@@ -6,6 +6,7 @@ from bpy.props import BoolProperty, EnumProperty, StringProperty
 
 from ... import core
 from ..build.motions import build_motions, read_takes
+from ..common.messages import Messages
 from ..common.progress import run
 from ..common.registration import file_format
 from ..common.units import LENGTH_ITEMS, LENGTHS
@@ -16,7 +17,7 @@ _FILE_AXES = {"X": ("-Y", "X"), "Y": ("-Z", "Y"), "Z": ("-Y", "Z")}
 
 
 def import_htr(context, paths, **options):
-    """Import HTR/GTR files; returns (armature objects, messages). All or nothing, like import_bvh.
+    """Import HTR/GTR files; returns (armature objects, Messages). All or nothing, like import_bvh.
     Options: see `import_htr_steps`."""
     return run(import_htr_steps(context, paths, **options), context, "Importing HTR")
 
@@ -31,13 +32,13 @@ def import_htr_steps(context, paths, *, euler_reading="product", strict=True, fr
     options        those of build.motions.build_motions
     """
     sources = [(path, lambda path=path: core.read(path, euler_reading=euler_reading, strict=strict)) for path in paths]
-    takes, messages = yield from read_takes(sources)
+    takes, warned = yield from read_takes(sources)
     if from_file and takes:
         record = takes[0][1].record
         scale *= core.htr.metres_per_unit(record.get("calibration_units")) or 1.0
         options["axis_forward"], options["axis_up"] = _FILE_AXES.get(record.get("up_axis", "Y"), _FILE_AXES["Y"])
-    objects, built = yield from build_motions(context, takes, scale=scale, **options)
-    return objects, messages + built
+    objects, notes = yield from build_motions(context, takes, scale=scale, **options)
+    return objects, Messages(warned, notes)
 
 
 def export_htr(context, obj, path, *, units="mm", scale=1.0, **options):

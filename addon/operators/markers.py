@@ -4,7 +4,6 @@ axes' defaults and any option of its own reader."""
 
 from bpy.props import BoolProperty, EnumProperty, FloatProperty
 
-from ...core.errors import one_line
 from ..build.markers import import_markers_steps
 from ..common.registration import FilesImport, RangeExport, SceneTiming
 from ..common.units import LENGTH_ITEMS
@@ -54,11 +53,8 @@ class MarkerImport(FilesImport, SceneTiming):
     )
 
     def finished(self, context, result):
-        objects, messages = result
-        paths = tuple(self.paths())
-        for text in messages:  # the reader's warnings name the file
-            self.report({"WARNING"} if text.startswith(paths) else {"INFO"}, one_line(text))  # pyright: ignore[reportAttributeAccessIssue]
-        self.report({"INFO"}, f"Imported {len(paths)} file(s)")  # pyright: ignore[reportAttributeAccessIssue]
+        result[1].report(self)
+        self.report({"INFO"}, f"Imported {len(self.paths())} file(s)")  # pyright: ignore[reportAttributeAccessIssue]
 
 
 class MarkerExport(RangeExport):

@@ -55,8 +55,7 @@ class ImportMEMG(bpy.types.Operator, DroppableImport):
         return import_memg_steps(context, self.filepath, **options)  # pyright: ignore[reportAttributeAccessIssue, reportCallIssue]
 
     def finished(self, context, result):
-        for text in result[1]:
-            self.report({"INFO"}, text)
+        result[1].report(self)
 
 
 class ExportMEMG(bpy.types.Operator, MeshAnimationExport, ExportHelper):

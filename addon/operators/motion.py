@@ -35,7 +35,7 @@ class Axes:
 class MotionImport(FilesImport, Axes, SceneTiming):
     """Operator mixin for importing motion files as armatures with actions. A format sets `label`
     and `import_steps(context, paths, **options)` (a generator of progress steps returning
-    (objects, messages), see build.motions)."""
+    (objects, Messages), see build.motions and common.messages)."""
 
     bl_options = {"REGISTER", "UNDO", "PRESET"}
     label = ""
@@ -74,8 +74,7 @@ class MotionImport(FilesImport, Axes, SceneTiming):
 
     def finished(self, context, result):
         objects, messages = result
-        for text in messages:
-            self.report({"WARNING"} if "line" in text else {"INFO"}, text)  # pyright: ignore[reportAttributeAccessIssue]
+        messages.report(self)
         self.report({"INFO"}, f"Imported {len(self.paths())} {self.label} file(s) into {len(objects)} armature(s)")  # pyright: ignore[reportAttributeAccessIssue]
 
 

@@ -18,7 +18,7 @@ import numpy as np
 from ..atomic import atomic_write
 from ..errors import ParseError, require_finite
 from ..mesh import Mesh, MeshAnimation
-from ..numtext import format_table, parse_table
+from ..numtext import format_table, line_spans, parse_table, splice
 from ..sequence import find_frames, frame_path
 
 _MISSING = np.iinfo(np.int64).min  # a corner without uv or normal
@@ -266,8 +266,9 @@ def write_obj_to(f, mesh, vertices, precision=6, faces=None):
     columns = vertices if mesh.colours is None else np.hstack([vertices, mesh.colours])
     for key, table in (("v", columns), ("vt", mesh.uvs), ("vn", mesh.normals)):
         if len(table):
-            lines = format_table(table, precision).splitlines(keepends=True)
-            f.write(b"".join(key.encode() + b" " + line for line in lines))
+            lines = format_table(table, precision)  # every line ends in a newline: the key goes after each
+            head = key.encode() + b" "
+            f.write(head + lines[:-1].replace(b"\n", b"\n" + head) + b"\n")
     f.write(face_text(mesh) if faces is None else faces)
 
 
@@ -313,36 +314,67 @@ def write_obj_sequence(animation, pattern, *, precision=6, first_frame=None):
 
 def face_text(mesh):
     """The f/g/o/usemtl/s statements of `mesh` (bytes), switching state only where it changes."""
-    membership = [[] for _ in range(len(mesh.face_sizes))]
-    for name, faces in mesh.groups.items():
-        for face in faces:
-            membership[face].append(name)
-    owner = [None] * len(mesh.face_sizes)
-    for name, faces in mesh.objects.items():
-        for face in faces:
-            owner[face] = name
-    starts = mesh.face_starts
-    out, state = [], (None, None, None, None)
-    for p, (start, size) in enumerate(zip(starts, mesh.face_sizes)):
-        now = (owner[p], tuple(membership[p]), mesh.face_materials[p], mesh.face_smooth[p])
-        if now[0] != state[0] and now[0] is not None:
-            out.append(f"o {now[0]}")
-        if now[1] != state[1]:
-            out.append("g " + " ".join(now[1] or ("default",)))
-        if now[2] != state[2] and now[2] >= 0:
-            out.append(f"usemtl {mesh.materials[now[2]]}")
-        if now[3] != state[3]:
-            out.append(f"s {now[3] or 'off'}")
-        state = now
-        corners = []
-        for c in range(start, start + size):
-            text = str(mesh.face_vertices[c] + 1)
-            uv = mesh.face_uvs[c] if mesh.face_uvs is not None else -1
-            normal = mesh.face_normals[c] if mesh.face_normals is not None else -1
-            if normal >= 0:
-                text += f"/{uv + 1 if uv >= 0 else ''}/{normal + 1}"
-            elif uv >= 0:
-                text += f"/{uv + 1}"
-            corners.append(text)
-        out.append("f " + " ".join(corners))
-    return ("\n".join(out) + "\n" if out else "").encode()
+    sizes = mesh.face_sizes
+    if not len(sizes):
+        return b""
+    count = len(mesh.face_vertices)
+    uv = mesh.face_uvs if mesh.face_uvs is not None else np.full(count, -1)
+    normal = mesh.face_normals if mesh.face_normals is not None else np.full(count, -1)
+    table = format_table(np.stack([mesh.face_vertices, uv, normal], axis=1) + 1, 0, separator="/", whole=3)
+    starts, lengths = line_spans(table)  # "v/vt/vn" per corner, 0 for what it lacks
+    slashes = np.flatnonzero(np.frombuffer(table, dtype=np.uint8) == ord("/")).reshape(-1, 2)
+    ends = starts + lengths
+    has_uv, has_normal = uv >= 0, normal >= 0
+    # "v/vt/vn", "v/vt", "v//vn" (the line up to its first slash and from its second) or "v"
+    head_end = np.where(has_uv, np.where(has_normal, ends, slashes[:, 1]), slashes[:, 0] + has_normal)
+    tail = np.where(has_uv | ~has_normal, 0, ends - slashes[:, 1])
+    states = _state_lines(mesh)
+    data = table + b" \nf \n" + b"".join(states)
+    space, newline, f = len(table), len(table) + 1, len(table) + 2
+    state_lengths = np.array([len(t) for t in states], dtype=np.intp)
+    state_starts = f + 3 + np.cumsum(state_lengths) - state_lengths
+    # per face: its state lines and "f ", then per corner: two pieces of its line and a separator
+    faces = len(sizes)
+    order_face = 2 * np.arange(faces) + 3 * mesh.face_starts
+    total = 2 * faces + 3 * count
+    piece_starts = np.zeros(total, dtype=np.intp)
+    piece_lengths = np.zeros(total, dtype=np.intp)
+    piece_starts[order_face], piece_lengths[order_face] = state_starts, state_lengths
+    piece_starts[order_face + 1], piece_lengths[order_face + 1] = f, np.where(sizes, 2, 3)  # an empty face: "f \n"
+    face_of = np.repeat(np.arange(faces), sizes)
+    corner = 2 * (face_of + 1) + 3 * np.arange(count)
+    last = np.zeros(count, dtype=bool)
+    last[mesh.face_starts + sizes - 1] = True
+    piece_starts[corner], piece_lengths[corner] = starts, head_end - starts
+    piece_starts[corner + 1], piece_lengths[corner + 1] = slashes[:, 1], tail
+    piece_starts[corner + 2], piece_lengths[corner + 2] = np.where(last, newline, space), 1
+    return splice(data, piece_starts, piece_lengths)
+
+
+def _state_lines(mesh):
+    """Per face, the bytes of the o/g/usemtl/s statements that switch the state to its own."""
+    faces = len(mesh.face_sizes)
+    member = np.zeros((faces, len(mesh.groups)), dtype=np.intp)  # how often each group lists the face
+    for g, listed in enumerate(mesh.groups.values()):
+        np.add.at(member[:, g], np.asarray(listed, dtype=np.intp), 1)
+    owner = np.full(faces, -1, dtype=np.intp)
+    for o, listed in enumerate(mesh.objects.values()):
+        owner[np.asarray(listed, dtype=np.intp)] = o
+    materials, smooth = np.asarray(mesh.face_materials), np.asarray(mesh.face_smooth)
+    new = {
+        "o": np.concatenate([[True], owner[1:] != owner[:-1]]) & (owner >= 0),
+        "g": np.concatenate([[True], (member[1:] != member[:-1]).any(axis=1)]),
+        "usemtl": np.concatenate([[True], materials[1:] != materials[:-1]]) & (materials >= 0),
+        "s": np.concatenate([[True], smooth[1:] != smooth[:-1]]),
+    }
+    objects, groups = list(mesh.objects), list(mesh.groups)
+    lines = [b""] * faces
+    for p in np.flatnonzero(np.logical_or.reduce(list(new.values()))).tolist():
+        text = f"o {objects[owner[p]]}\n" if new["o"][p] else ""
+        if new["g"][p]:
+            names = [name for name, times in zip(groups, member[p].tolist()) for _ in range(times)]
+            text += "g " + " ".join(names or ("default",)) + "\n"
+        text += f"usemtl {mesh.materials[materials[p]]}\n" if new["usemtl"][p] else ""
+        text += f"s {smooth[p] or 'off'}\n" if new["s"][p] else ""
+        lines[p] = text.encode()
+    return lines

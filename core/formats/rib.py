@@ -24,7 +24,7 @@ from ..figure import Figure
 from ..fk import points_in_world
 from ..markers import Markers
 from ..motion import Motion
-from ..numtext import format_table
+from ..numtext import format_table, line_spans, splice
 from ..sequence import frame_path
 from . import is_sequence
 
@@ -157,10 +157,10 @@ class _Camera:
         out[3, :3] = -rows @ self.eye
         return out.ravel()
 
-    def text(self, image, precision):
+    def text(self, precision):
+        """The requests after each frame's Display (the same in every frame)."""
         numbers = " ".join(_numbers(self.matrix(), precision))
         return (
-            f'Display "{image}" "file" "rgba"\n'
             f"Format {self.width} {self.height} 1\n"
             f'Projection "perspective" "fov" [{self.fov:g}]\n'
             f"Clipping {self.near:.6g} {self.far:.6g}\n"
@@ -176,6 +176,7 @@ class _Scene:
 
     def __init__(self, figure, radius, shader, include, camera, motion_blur, precision, shaders):
         self.figure, self.radius, self.camera = figure, radius, camera
+        self.view = camera.text(precision)
         self.motion_blur, self.precision = motion_blur, precision
         lights = (
             'LightSource "ambientlight" 1 "intensity" [0.15]\n'
@@ -198,7 +199,8 @@ class _Scene:
         for k, frame in enumerate(index):
             number = int(frame) + 1
             opening = f"FrameBegin {number}\n" + "\n".join(self.frame_notes) + "\n"
-            opening += self.camera.text(frame_path(image, number) if "#" in image else image, self.precision)
+            opening += f'Display "{frame_path(image, number) if "#" in image else image}" "file" "rgba"\n'
+            opening += self.view
             if self.motion_blur:
                 opening += "Shutter 0 1\n"
             yield (opening + "WorldBegin\n" + self.world).encode()
@@ -223,50 +225,45 @@ class _Scene:
     def skeleton(self, motion, index, later):
         """A sphere per joint and a cylinder per bone (to each child and End Site) in the joint's
         world transform (rotation and position; an HTR scale sizes no sphere)."""
-        names = motion.skeleton.names
-        transforms, bones, lengths = _skeleton_frames(motion, index, self.figure.segments)
-        joints = self.requests("ConcatTransform", transforms)
-        turns = self.requests("ConcatTransform", bones)
-        if later is not None:
-            moved_transforms, moved_bones, _ = _skeleton_frames(motion, later, self.figure.segments)
-            joints = [self.motion(a, b) for a, b in zip(joints, self.requests("ConcatTransform", moved_transforms))]
-            turns = [self.motion(a, b) for a, b in zip(turns, self.requests("ConcatTransform", moved_bones))]
-        sphere = f"Sphere {self.radius:.6g} {-self.radius:.6g} {self.radius:.6g} 360\n".encode()
-        thin = self.radius / 2
-        labels = [b'AttributeBegin\nAttribute "identifier" "string name" [' + _quoted(n) + b"]\n" for n in names]
-        bones_of = [np.flatnonzero(self.figure.segments[:, 0] == j) for j in range(len(names))]
-        out = []
-        for k in range(len(index)):
-            parts = []
-            for j in range(len(names)):
-                parts += [labels[j], joints[k][j], sphere]
-                for b in bones_of[j]:
-                    if lengths[k, b] > 0:  # joints at one place (CMU's hip joints) have no bone between them
-                        cylinder = f"Cylinder {thin:.6g} 0 {lengths[k, b]:.6g} 360\n".encode()
-                        parts += [b"TransformBegin\n", turns[k][b], cylinder, b"TransformEnd\n"]
-                parts.append(b"AttributeEnd\n")
-            out.append(b"".join(parts))
-        return out
+        segments = self.figure.segments
+        transforms, bones, lengths = _skeleton_frames(motion, index, segments)
+        moved = (None, None) if later is None else _skeleton_frames(motion, later, segments)[:2]
+        text = _Text(len(index))
+        joint = text.requests("ConcatTransform", transforms, moved[0], self.precision)
+        turn = text.requests("ConcatTransform", bones, moved[1], self.precision)
+        sphere = text.piece(f"Sphere {self.radius:.6g} {-self.radius:.6g} {self.radius:.6g} 360\n".encode())
+        values, which = np.unique(lengths, return_inverse=True)  # a rigid figure's bones: few lengths
+        starts, sizes = text.rows("".join(f"{v:.6g}\n" for v in values.tolist()).encode())
+        which = which.reshape(lengths.shape)
+        cylinder = text.piece(f"Cylinder {self.radius / 2:.6g} 0 ".encode()), text.piece(b" 360\n")
+        begin, end = text.piece(b"TransformBegin\n"), text.piece(b"TransformEnd\n")
+        columns = []
+        for j, name in enumerate(motion.skeleton.names):
+            columns += [_label(text, name), *joint(j), sphere]
+            for b in np.flatnonzero(segments[:, 0] == j):
+                length = starts[which[:, b]], sizes[which[:, b]]
+                # joints at one place (CMU's hip joints) have no bone between them
+                columns += _only([begin, *turn(b), cylinder[0], length, cylinder[1], end], lengths[:, b] > 0)
+            columns.append(text.piece(b"AttributeEnd\n"))
+        return text.join(columns)
 
     def markers(self, markers, index, later):
         """A sphere per marker seen in the frame (and, with motion blur, in the next one)."""
         places = markers.positions[index].astype(float)
         seen = np.isfinite(places).all(axis=-1)
-        moves = self.requests("Translate", np.nan_to_num(places))
+        after = None
         if later is not None:
             after = markers.positions[later].astype(float)
             seen &= np.isfinite(after).all(axis=-1)
-            moves = [self.motion(a, b) for a, b in zip(moves, self.requests("Translate", np.nan_to_num(after)))]
-        sphere = f"Sphere {self.radius:.6g} {-self.radius:.6g} {self.radius:.6g} 360\n".encode()
-        labels = [_quoted(n) for n in markers.names]
-        out = []
-        for k in range(len(index)):
-            parts = []
-            for m in np.flatnonzero(seen[k]):
-                parts += [b'AttributeBegin\nAttribute "identifier" "string name" [' + labels[m] + b"]\n"]
-                parts += [moves[k][m], sphere, b"AttributeEnd\n"]
-            out.append(b"".join(parts))
-        return out
+            after = np.nan_to_num(after)
+        text = _Text(len(index))
+        move = text.requests("Translate", np.nan_to_num(places), after, self.precision)
+        sphere = text.piece(f"Sphere {self.radius:.6g} {-self.radius:.6g} {self.radius:.6g} 360\n".encode())
+        end = text.piece(b"AttributeEnd\n")
+        columns = []
+        for m, name in enumerate(markers.names):
+            columns += _only([_label(text, name), *move(m), sphere, end], seen[:, m])
+        return text.join(columns)
 
     def mesh(self, index, later):
         """PointsPolygons of each frame's vertex positions."""
@@ -284,17 +281,60 @@ class _Scene:
             )
         return out
 
-    def requests(self, request, values):
-        """[frame][item] bytes "request [numbers]\\n" (Translate: bare numbers) of values (F, N, k)."""
-        frames, count = values.shape[:2]
-        if not frames * count:
-            return [[] for _ in range(frames)]
-        rows = format_table(values.reshape(frames * count, -1), self.precision).splitlines()
-        if request == "Translate":
-            lines = [b"Translate " + row + b"\n" for row in rows]
-        else:
-            lines = [request.encode() + b" [" + row + b"]\n" for row in rows]
-        return [lines[k * count : (k + 1) * count] for k in range(frames)]
+
+class _Text:
+    """Frame blocks assembled from pieces of one buffer (constants, rows of formatted tables), by
+    columns: a column is a piece per frame, (start, length) as numbers or arrays over the frames."""
+
+    def __init__(self, frames):
+        self.frames, self.parts, self.size = frames, [], 0
+
+    def piece(self, data):
+        """The column of `data` (bytes) in every frame."""
+        self.parts.append(data)
+        self.size += len(data)
+        return self.size - len(data), len(data)
+
+    def rows(self, lines):
+        """(starts, lengths) of the lines of `lines` (bytes), their newlines left out."""
+        starts, lengths = line_spans(lines)
+        return self.piece(lines)[0] + starts, lengths
+
+    def requests(self, request, values, moved, precision):
+        """A function of item n: the columns of its request (``Translate x y z``, else ``request
+        [numbers]``) in each frame of `values` (F, N, k), or of a MotionBegin block from it to
+        `moved` (the same shape) if given."""
+        words = (b"Translate ", b"\n") if request == "Translate" else (request.encode() + b" [", b"]\n")
+        head, tail = (self.piece(word) for word in words)
+        tables = []
+        for table in [values] if moved is None else [values, moved]:
+            starts, lengths = self.rows(format_table(table.reshape(-1, table.shape[-1]), precision))
+            tables.append((starts.reshape(table.shape[:2]), lengths.reshape(table.shape[:2])))
+        if moved is None:
+            return lambda n: [head, (tables[0][0][:, n], tables[0][1][:, n]), tail]
+        begin, end = self.piece(b"MotionBegin [0 1]\n"), self.piece(b"MotionEnd\n")
+        return lambda n: [begin] + [c for s, k in tables for c in (head, (s[:, n], k[:, n]), tail)] + [end]
+
+    def join(self, columns):
+        """Per frame, the bytes of `columns` one after the other."""
+        shape = (self.frames, len(columns))
+        starts = np.empty(shape, dtype=np.intp)
+        lengths = np.empty(shape, dtype=np.intp)
+        for i, (start, length) in enumerate(columns):
+            starts[:, i], lengths[:, i] = start, length
+        text = splice(b"".join(self.parts), starts, lengths)
+        ends = np.cumsum(lengths.sum(axis=1)).tolist()
+        return [text[a:b] for a, b in zip([0] + ends[:-1], ends)]
+
+
+def _only(columns, keep):
+    """`columns` in the frames where `keep` (F,) holds, empty in the others."""
+    return [(start, length * keep) for start, length in columns]
+
+
+def _label(text, name):
+    """The column opening the named attribute block of a joint or marker."""
+    return text.piece(b'AttributeBegin\nAttribute "identifier" "string name" [' + _quoted(name) + b"]\n")
 
 
 def _skeleton_frames(motion, index, segments):

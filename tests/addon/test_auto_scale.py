@@ -27,7 +27,7 @@ def test_a_human_in_any_unit_comes_out_human(tmp_path, name, scale):
     core.write(motion, tmp_path / "take.bvh", precision=8)
     fresh_scene()
     objects, messages = import_bvh(bpy.context, [str(tmp_path / "take.bvh")], auto_scale=True)
-    assert f"read as {name} (scale {scale:g}) because the figure measures" in messages[0]
+    assert f"read as {name} (scale {scale:g}) because the figure measures" in messages.notes[0]
     heads = np.array([b.head_local for b in objects[0].data.bones])
     assert np.ptp(heads, axis=0).max() == pytest.approx(size, rel=0.2)
 

@@ -115,7 +115,7 @@ def test_keep_scene_rate_places_keys_in_time(sample):
 def test_auto_scale_reports_its_choice(sample):
     fresh_scene()
     objects, messages = import_bvh(bpy.context, [str(sample)], auto_scale=True)
-    assert any("read as centimetres (scale 0.01)" in m for m in messages)
+    assert any("read as centimetres (scale 0.01)" in m for m in messages.notes)
     check_against_core(sample, objects[0], scale=0.01)
 
 

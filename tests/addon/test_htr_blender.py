@@ -86,3 +86,20 @@ def test_a_file_without_known_units_is_read_as_metres(tmp_path, units):
     fresh_scene()
     (obj,), _ = import_htr(bpy.context, [str(path)])
     check_against_core(obj, core.read(path), 1.0, (0, 1))
+
+
+def test_blocks_of_different_lengths_are_reported_as_a_warning(sample, capfd):
+    """A reader's warning travels as a warning (reported WARNING), the importer's notes as notes
+    (reported INFO), whatever their words: no guessing from the text."""
+    sample.write_text(SAMPLE.replace("3 0 -1.2 0 -45 30 10 0.95", ""))  # Head's block one frame short
+    warning = f"{sample}: segment blocks of different lengths, all cut to 2 frames"
+    fresh_scene()
+    _, messages = import_htr(bpy.context, [str(sample)], strict=False, auto_scale=True)
+    assert warning in messages.warnings and "read as" in messages.notes[0]
+    assert not any("different lengths" in text for text in messages.notes)
+    fresh_scene()
+    capfd.readouterr()
+    assert bpy.ops.import_anim.mocap_htr(filepath=str(sample), strict=False) == {"FINISHED"}
+    reported = capfd.readouterr().out.splitlines()  # Blender prints a script's reports as "Level: text"
+    assert f"Warning: {warning}" in reported
+    assert "Info: Imported 1 HTR file(s) into 1 armature(s)" in reported

@@ -309,7 +309,7 @@ def test_the_import_option_retargets_onto_the_active_armature():
     assert max(directions.values()) < LIMIT and max(turns.values()) < LIMIT
     fresh_scene()  # no active armature: a new one, and a word about it
     objects, messages = import_bvh(bpy.context, [str(TAKE)], retarget=True)
-    assert [o.type for o in objects] == ["ARMATURE"] and "no active armature" in messages[0]
+    assert [o.type for o in objects] == ["ARMATURE"] and "no active armature" in messages.notes[0]
 
 
 def failed_retarget(**options):

@@ -2,7 +2,6 @@
 data, bridge bones where children start apart) with world joint positions kept to 1e-6 of the
 height, also through BVH; writers refuse what the format cannot hold and replace the pair together."""
 
-import errno
 import os
 import warnings
 
@@ -12,7 +11,8 @@ import pytest
 import asf_samples as sample
 from bvh_samples import SIMPLE, random_motion, read_text
 from mocap_io import core
-from mocap_io.core import atomic, rebase
+from mocap_io.core import rebase
+from motion_checks import assert_failed_pair_write_keeps_both, assert_same_world, height
 from sample_motion import cmu_like_motion
 
 
@@ -24,10 +24,6 @@ def motion(tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the unknown :skin section
         return core.read(tmp_path / "s.amc")
-
-
-def height(motion):
-    return np.ptp(motion.world_positions()[0], axis=0).max()
 
 
 def same_joints(original, converted):
@@ -43,7 +39,7 @@ def test_asf_to_asf_keeps_every_value_as_read(motion, tmp_path):
     assert again.skeleton.names == motion.skeleton.names and again.skeleton.channels == motion.skeleton.channels
     np.testing.assert_allclose(again.euler, motion.euler, rtol=0, atol=np.radians(0.5e-6))
     np.testing.assert_allclose(again.translations, motion.translations, rtol=0, atol=1e-5)
-    np.testing.assert_allclose(again.world_positions(), motion.world_positions(), rtol=0, atol=1e-6 * height(motion))
+    assert_same_world(again, motion, end_sites=False)
     core.write(again, tmp_path / "twice.asf")  # a second generation is the same text
     assert (tmp_path / "twice.asf").read_bytes() == (tmp_path / "out.asf").read_bytes()
     assert (tmp_path / "twice.amc").read_bytes() == (tmp_path / "out.amc").read_bytes()
@@ -129,13 +125,11 @@ def test_asf_converts_to_bvh_and_back(motion, tmp_path):
     core.write(motion, tmp_path / "s.bvh")
     bvh = core.read(tmp_path / "s.bvh")
     assert bvh.skeleton.names == motion.skeleton.names and bvh.skeleton.rest_rotations is None
-    scale = height(motion)
-    np.testing.assert_allclose(bvh.world_positions(), motion.world_positions(), atol=1e-6 * scale)
-    np.testing.assert_allclose(bvh.end_site_positions(), motion.end_site_positions(), atol=1e-6 * scale)
+    assert_same_world(bvh, motion)
     core.write(bvh, tmp_path / "back.asf")
     back = core.read(tmp_path / "back.amc")
     assert back.skeleton.names == motion.skeleton.names  # every child already starts at its parent's end
-    np.testing.assert_allclose(back.world_positions(), motion.world_positions(), atol=1e-6 * scale)
+    assert_same_world(back, motion, end_sites=False)
 
 
 def test_an_amc_alone_for_an_asf_written_before(motion, tmp_path):
@@ -198,28 +192,12 @@ def test_writers_refuse_what_the_format_cannot_hold(tmp_path, change, message):
 
 def test_a_failed_pair_write_leaves_both_old_files(tmp_path, monkeypatch):
     core.write(random_motion(), tmp_path / "a.asf")
-    old = (tmp_path / "a.asf").read_bytes(), (tmp_path / "a.amc").read_bytes()
-    real_fdopen, opened = os.fdopen, []
-
-    class Full:
-        def __init__(self, file):
-            self.file = file
-
-        def write(self, data):
-            raise OSError(errno.ENOSPC, "No space left on device")
-
-        def close(self):
-            self.file.close()
-
-    def fdopen(fd, mode):  # the temporaries open in order: .asf, then .amc
-        opened.append(real_fdopen(fd, mode))
-        return Full(opened[-1]) if len(opened) == 2 else opened[-1]
-
-    monkeypatch.setattr(atomic.os, "fdopen", fdopen)
-    with pytest.raises(OSError, match=r"No space left on device: '.*a\.amc'"):
-        core.write(random_motion(frames=50, seed=3), tmp_path / "a.asf")
-    assert ((tmp_path / "a.asf").read_bytes(), (tmp_path / "a.amc").read_bytes()) == old
-    assert sorted(os.listdir(tmp_path)) == ["a.amc", "a.asf"]
+    assert_failed_pair_write_keeps_both(
+        monkeypatch,
+        [tmp_path / "a.asf", tmp_path / "a.amc"],
+        lambda: core.write(random_motion(frames=50, seed=3), tmp_path / "a.asf"),
+        failing=1,
+    )
 
 
 def test_identity_rest_keeps_world_positions_and_end_sites(motion):

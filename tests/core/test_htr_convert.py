@@ -12,20 +12,10 @@ from htr_samples import SAMPLE
 from mocap_io import core
 from mocap_io.core import rebase
 from mocap_io.core.formats import htr
+from motion_checks import assert_same_world, height
 
 EGNARO = CORPUS / "htr/animal3d-egnaro/egnaro_skel_anim.htr"
 BVH_FILES = [r["path"] for r in manifest("bvh")]
-
-
-def height(motion):
-    return max(np.ptp(motion.world_positions()[0], axis=0).max(), 1.0)
-
-
-def assert_same_world(a, b, *, end_sites=True):
-    tolerance = 1e-6 * height(a)
-    np.testing.assert_allclose(b.world_positions(), a.world_positions(), atol=tolerance, rtol=0)
-    if end_sites:
-        np.testing.assert_allclose(b.end_site_positions(), a.end_site_positions(), atol=tolerance, rtol=0)
 
 
 def moving_children(frames=40, seed=5):

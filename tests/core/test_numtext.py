@@ -146,3 +146,11 @@ def test_fast_parse_rows_and_blank_lines():
     assert numtext._decimal_table(b"  \n", 2).shape == (0, 2)
     with pytest.raises(ParseError, match="line 12"):
         parse_table(b"1 2\n3 x\n", 2, 2, path="x", first_line=11)
+
+
+def test_splice_joins_slices_and_line_spans_find_lines():
+    data = b"ab\n\ncde\n"
+    starts, lengths = numtext.line_spans(data)
+    assert starts.tolist() == [0, 3, 4] and lengths.tolist() == [2, 0, 3]
+    assert numtext.splice(data, [4, 0, 2, 5], [3, 2, 0, 1]) == b"cdeabd"
+    assert numtext.splice(data, [], []) == b"" and numtext.line_spans(b"")[0].tolist() == []

@@ -8,6 +8,7 @@ import rig_samples
 from corpus_files import CORPUS, needs_corpus
 from mocap_io import core
 from mocap_io.core import feet
+from motion_checks import assert_same_world
 from sample_motion import cmu_like_motion, restyled_skeleton
 
 MOTION = cmu_like_motion(core, 600)
@@ -21,16 +22,6 @@ MIXAMO_NAMES = {
     "Hips": "mixamorig:Hips",
     "Head": "mixamorig:Head",
 }
-
-
-def height(motion):
-    return np.ptp(motion.world_positions()[0], axis=0).max()
-
-
-def assert_same_world(ours, reference, scale=1.0):
-    tolerance = 1e-6 * scale * height(reference)
-    np.testing.assert_allclose(ours.world_positions(), scale * reference.world_positions(), atol=tolerance)
-    np.testing.assert_allclose(ours.end_site_positions(), scale * reference.end_site_positions(), atol=tolerance)
 
 
 @pytest.mark.parametrize(

@@ -12,6 +12,7 @@ from ensemble_samples import two_bars
 from mocap_io import core
 from mocap_io.core import atomic
 from mocap_io.core.formats.pc2 import write_pc2
+from motion_checks import assert_failed_pair_write_keeps_both
 
 
 def test_bvh_writer_names_the_joint_and_frame_of_a_nan(tmp_path):
@@ -65,38 +66,13 @@ def test_memg_writer_refuses_non_finite_and_singular_data(tmp_path):
     assert os.listdir(tmp_path) == []
 
 
-class FillingUp:
-    """A file object that takes `room` writes, then fails with ENOSPC."""
-
-    def __init__(self, file, room):
-        self.file, self.room = file, room
-
-    def write(self, data):
-        self.room -= 1
-        if self.room < 0:
-            raise OSError(errno.ENOSPC, "No space left on device")
-        return self.file.write(data)
-
-    def close(self):
-        self.file.close()
-
-
 def test_a_failed_pair_write_leaves_both_old_files(tmp_path, monkeypatch):
-    path, obj = tmp_path / "a.memg", tmp_path / "a.obj"
+    path = tmp_path / "a.memg"
     core.write(two_bars(), path)
-    old = path.read_bytes(), obj.read_bytes()
-    real_fdopen, opened = os.fdopen, []
-
-    def fdopen(fd, mode):  # the temporaries open in order: .memg, then .obj
-        opened.append(real_fdopen(fd, mode))
-        return FillingUp(opened[-1], 3) if len(opened) == 1 else opened[-1]
-
-    monkeypatch.setattr(atomic.os, "fdopen", fdopen)
-    with pytest.raises(OSError, match=r"No space left on device: '.*a\.memg'") as info:
-        core.write(two_bars(frames=12), path)  # the .obj is written in full, the .memg runs out of space
-    assert info.value.errno == errno.ENOSPC and len(opened) == 2
-    assert (path.read_bytes(), obj.read_bytes()) == old
-    assert sorted(os.listdir(tmp_path)) == ["a.memg", "a.obj"]  # no temporaries left
+    # the .obj is written in full, the .memg runs out of space
+    assert_failed_pair_write_keeps_both(
+        monkeypatch, [path, tmp_path / "a.obj"], lambda: core.write(two_bars(frames=12), path), failing=0, room=3
+    )
 
 
 def test_enospc_names_the_file(tmp_path, monkeypatch):
