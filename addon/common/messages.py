@@ -14,6 +14,11 @@ class Messages:
     warnings: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
+    def __iter__(self):
+        """Every message, warnings first (scripts that print them all need not tell them apart)."""
+        yield from self.warnings
+        yield from self.notes
+
     def report(self, operator):
         """Report every message on `operator`, one line each: warnings first, as WARNING, then notes, as INFO."""
         for level, texts in (("WARNING", self.warnings), ("INFO", self.notes)):
