@@ -39,6 +39,19 @@ class FilesImport(DroppableImport):
         return self.import_steps(context, self.paths(), **self.as_keywords(ignore=ignore))  # pyright: ignore[reportAttributeAccessIssue]
 
 
+class MeshFileImport(DroppableImport):
+    """A DroppableImport of one mesh-animation file: a format sets `import_steps(context, path,
+    **options)` (a generator of progress steps returning (object, Messages)); the operator's other
+    properties are its options."""
+
+    def steps(self, context):
+        options = self.as_keywords(ignore=("filepath", "filter_glob", "interactive"))  # pyright: ignore[reportAttributeAccessIssue]
+        return self.import_steps(context, self.filepath, **options)  # pyright: ignore[reportAttributeAccessIssue]
+
+    def finished(self, context, result):
+        result[1].report(self)
+
+
 def axis_properties(forward, up):
     """(forward, up) axis properties with a format's defaults."""
     return (

@@ -6,8 +6,8 @@ from bpy.props import EnumProperty, IntProperty, StringProperty
 
 from ..build.animated_mesh import import_famc_steps
 from ..common.registration import (
-    DroppableImport,
     MeshAnimationExport,
+    MeshFileImport,
     RangeExport,
     axis_properties,
     file_format,
@@ -18,7 +18,7 @@ from ..read.mesh import export_famc
 _FORWARD, _UP = axis_properties("-Z", "Y")  # an .obj's axes
 
 
-class ImportFAMC(bpy.types.Operator, DroppableImport):
+class ImportFAMC(bpy.types.Operator, MeshFileImport):
     """Import an MPEG-4 FAMC stream (.famc with its .obj) as an animated mesh"""
 
     bl_idname = "import_mesh.famc"
@@ -26,6 +26,7 @@ class ImportFAMC(bpy.types.Operator, DroppableImport):
     bl_options = {"REGISTER", "UNDO", "PRESET"}
 
     filename_ext = ".famc"
+    import_steps = staticmethod(import_famc_steps)
     filter_glob: StringProperty(default="*.famc", options={"HIDDEN"})
     mode: EnumProperty(
         name="Mode",
@@ -40,13 +41,6 @@ class ImportFAMC(bpy.types.Operator, DroppableImport):
     axis_forward: _FORWARD
     axis_up: _UP
     frame_start: IntProperty(name="Start Frame", default=1, description="Scene frame of the first frame")
-
-    def steps(self, context):
-        options = self.as_keywords(ignore=("filepath", "filter_glob", "interactive"))
-        return import_famc_steps(context, self.filepath, **options)  # pyright: ignore[reportAttributeAccessIssue, reportCallIssue]
-
-    def finished(self, context, result):
-        result[1].report(self)
 
 
 class ExportFAMC(bpy.types.Operator, MeshAnimationExport, RangeExport):

@@ -7,12 +7,12 @@ from bpy_extras.io_utils import ExportHelper
 
 from ..build.ensemble import import_memg_steps
 from ..common.failures import message
-from ..common.registration import DroppableImport, MeshAnimationExport, file_format, static_mesh_property
+from ..common.registration import MeshAnimationExport, MeshFileImport, file_format, static_mesh_property
 from ..common.units import AXES
 from ..read.mesh import export_memg
 
 
-class ImportMEMG(bpy.types.Operator, DroppableImport):
+class ImportMEMG(bpy.types.Operator, MeshFileImport):
     """Import a mesh ensemble (.memg with its .obj) as an animated mesh"""
 
     bl_idname = "import_mesh.memg"
@@ -20,6 +20,7 @@ class ImportMEMG(bpy.types.Operator, DroppableImport):
     bl_options = {"REGISTER", "UNDO", "PRESET"}
 
     filename_ext = ".memg"
+    import_steps = staticmethod(import_memg_steps)
     filter_glob: StringProperty(default="*.memg", options={"HIDDEN"})
     mode: EnumProperty(
         name="Mode",
@@ -49,13 +50,6 @@ class ImportMEMG(bpy.types.Operator, DroppableImport):
     axis_forward: EnumProperty(name="Forward", items=AXES, default="-Z", description="The file's forward axis")
     axis_up: EnumProperty(name="Up", items=AXES, default="Y", description="The file's up axis")
     frame_start: IntProperty(name="Start Frame", default=1, description="Scene frame of the first timestep")
-
-    def steps(self, context):
-        options = self.as_keywords(ignore=("filepath", "filter_glob", "interactive"))
-        return import_memg_steps(context, self.filepath, **options)  # pyright: ignore[reportAttributeAccessIssue, reportCallIssue]
-
-    def finished(self, context, result):
-        result[1].report(self)
 
 
 class ExportMEMG(bpy.types.Operator, MeshAnimationExport, ExportHelper):
