@@ -75,7 +75,7 @@ def write_famc(
     obj=None,
     tolerance=1e-3,
     relative=True,
-    segment=64,
+    segment=None,
     clusters=None,
     transform="dct",
     byte_order="standard",
@@ -88,7 +88,8 @@ def write_famc(
 
     tolerance   the largest allowed vertex distance; with relative=True a fraction of the bounding-box
                 diagonal of the whole sequence
-    segment     frames per segment (each decodes on its own)
+    segment     frames per segment (each decodes on its own); default: about 2^16 vertex-frames,
+                64 to 256 frames (small meshes gain from longer segments, large ones do not)
     clusters    motion clusters of the skinning model (default: from sqrt(vertices) / 2 doubling
                 while the segment gets shorter)
     transform   "dct" or "lift": how the residual errors are coded (transformType 1 or 0)
@@ -102,6 +103,7 @@ def write_famc(
         raise ValueError(f"byte_order must be 'standard' or 'reference', not {byte_order!r}")
     if not (np.isfinite(animation.fps) and animation.fps > 0):
         raise ValueError(f"frame rate {animation.fps}: expected a positive finite number")
+    segment = segment or int(np.clip(2**16 // max(len(animation.mesh.vertices), 1), 64, 256))
     if segment < 1 or not tolerance > 0:
         raise ValueError(f"segment ({segment}) and tolerance ({tolerance}) must be positive")
     positions = np.asarray(animation.positions(), dtype=float)
