@@ -63,8 +63,15 @@ def import_famc_steps(context, path, *, mode="CACHE", obj_path="", axis_forward=
 
 
 def _cache_path(source, name):
+    """A .pc2 beside the .blend (beside `source` while the .blend is unsaved) named after `name` and
+    not yet there: an existing cache (the one the stream was encoded from, say) is never overwritten."""
     folder = bpy.path.abspath("//") if bpy.data.filepath else os.path.dirname(os.path.abspath(source))
-    return os.path.join(folder, bpy.path.clean_name(name) + ".pc2")
+    base = os.path.join(folder, bpy.path.clean_name(name))
+    path, number = base + ".pc2", 0
+    while os.path.exists(path):
+        number += 1
+        path = f"{base}_{number}.pc2"
+    return path
 
 
 def _linked(context, mesh, name, vertices=None):

@@ -38,6 +38,16 @@ def test_imported_mesh_plays_the_decoded_frames(stream, mode):
         assert len(obj.data.shape_keys.key_blocks) == 1 + decoded.frame_count
 
 
+def test_an_existing_cache_is_never_overwritten(stream):
+    path, decoded = stream
+    path.with_suffix(".pc2").write_bytes(b"not ours")
+    fresh_scene()
+    obj, _ = import_famc(bpy.context, str(path))
+    assert path.with_suffix(".pc2").read_bytes() == b"not ours"
+    assert obj.modifiers[0].filepath == str(path.parent / "bars_1.pc2")
+    np.testing.assert_allclose(evaluated_vertices(obj, 3), decoded.positions(2), atol=1e-6)
+
+
 def test_the_cache_goes_beside_a_saved_blend(stream, tmp_path):
     path, decoded = stream
     fresh_scene()

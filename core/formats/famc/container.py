@@ -11,6 +11,7 @@ from ...frame_rate import standard_rate
 from ...mesh import MeshAnimation
 from ..obj import obj_beside, obj_vertices, parse_obj, read_obj_beside, write_obj_to
 from .bits import DIALECTS, detect
+from .model import MAX_FRAMES, MAX_VALUES
 from .stream import TRANSFORMS, decode_segment, encode_segment, scan
 
 DEFAULT_FPS = 24.0  # the rate of a single frame, whose time says nothing about it
@@ -103,9 +104,14 @@ def write_famc(
         raise ValueError(f"byte_order must be 'standard' or 'reference', not {byte_order!r}")
     if not (np.isfinite(animation.fps) and animation.fps > 0):
         raise ValueError(f"frame rate {animation.fps}: expected a positive finite number")
-    segment = segment or int(np.clip(2**16 // max(len(animation.mesh.vertices), 1), 64, 256))
-    if segment < 1 or not tolerance > 0:
-        raise ValueError(f"segment ({segment}) and tolerance ({tolerance}) must be positive")
+    vertices = max(len(animation.mesh.vertices), 1)
+    if segment is None:
+        segment = min(int(np.clip(2**16 // vertices, 64, 256)), max(1, MAX_VALUES // vertices))
+    if not (1 <= segment <= MAX_FRAMES and segment * vertices <= MAX_VALUES and tolerance > 0):
+        raise ValueError(
+            f"segment must be 1 to {MAX_FRAMES} frames of at most {MAX_VALUES} vertex-frames ({segment} frames of "
+            f"{vertices} vertices) and tolerance positive ({tolerance})"
+        )
     positions = np.asarray(animation.positions(), dtype=float)
     if not len(positions):
         raise ValueError("the animation has no frames to write")
@@ -118,8 +124,11 @@ def write_famc(
     rest = parse_obj(mesh_text.getvalue(), obj).vertices  # the static mesh as the decoder reads it
     edges = animation.mesh.edges()
     times = np.round(np.arange(len(positions)) * 1000 / animation.fps).astype(np.int64)
-    if times[-1] >= 1 << 32:
-        raise ValueError(f"{len(positions)} frames at {animation.fps:g} fps pass the 32-bit millisecond clock")
+    if times[-1] >= 1 << 32 or (np.diff(times) <= 0).any():
+        raise ValueError(
+            f"{len(positions)} frames at {animation.fps:g} fps do not fit the stream's clock (whole milliseconds, "
+            "32 bits): each frame needs a later millisecond than the one before"
+        )
     options = {"transform": transform, "dialect": dialect}
     parts, decoded = [], np.empty_like(positions)
     for start in range(0, len(positions), segment):

@@ -18,7 +18,10 @@ from .skinning import (
 )
 from .transforms import dct, idct
 
-MAX_WEIGHT_BITS = 16
+ENCODER_WEIGHT_BITS = 16  # the most bits the encoder tries for weights
+# what one segment may hold, so that decoding stays within about a GiB: values of a V x F x 3 table
+# (vertices x frames, four points per cluster x frames), and frames (the DCT basis is F x F)
+MAX_VALUES, MAX_FRAMES = 1 << 23, 1024
 # fractions of the target error: quantisation steps of the translation and the trajectories, the
 # error above which a vertex gets weights, what quantising the weights may add
 TRANSLATION_STEP, TRAJECTORY_STEP, WEIGHTED, WEIGHT_ERROR = 1 / 8, 1 / 2, 2, 2  # tuned on the benchmark
@@ -40,9 +43,12 @@ class Model:
 
 
 def read_model(reader, vertices, frames):
-    translation = _finite(reader, syntax.read_global_translation(reader, frames))
+    translation = read_table(reader, syntax.read_global_translation, frames)
+    at = reader.offset
     clusters, labels = syntax.read_partition(reader, vertices)
-    trajectories = _finite(reader, syntax.read_affine_transforms(reader, clusters, frames))
+    if 4 * clusters * frames > MAX_VALUES:
+        raise reader.error(f"{clusters} clusters x 4 points x {frames} frames is beyond {MAX_VALUES} values", at)
+    trajectories = read_table(reader, syntax.read_affine_transforms, clusters, frames)
     at = reader.offset
     weights = syntax.read_weights(reader, labels, clusters)
     if not np.isfinite([weights.minimum, weights.maximum]).all():
@@ -50,9 +56,12 @@ def read_model(reader, vertices, frames):
     return Model(translation, labels, trajectories, weights)
 
 
-def _finite(reader, table):
+def read_table(reader, read, *counts):
+    """`read(reader, *counts)`, a QuantizedTable whose quantisation range must be finite."""
+    at = reader.offset
+    table = read(reader, *counts)
     if not np.isfinite(table.info.maximum).all():
-        raise reader.error("the quantisation range of the table before this point is not finite")
+        raise reader.error("the quantisation range of this table is not finite", at)
     return table
 
 
@@ -83,7 +92,11 @@ def quantize_step(real, step):
     """A QuantizedTable of `real` (V, F, 3) with about the quantisation step `step` (the fewest bits
     whose levels hold its values; maximum = step x levels as float32, so the step is what that gives)."""
     largest = float(np.abs(real).max()) if np.size(real) else 0.0
-    bits = min(31, max(1, int(np.ceil(np.log2(largest / step + 1.5)))))
+    bits = max(1, int(np.ceil(np.log2(largest / step + 1.5))))
+    if bits > 31:
+        raise ValueError(
+            f"a quantisation step of {step:.3g} is below what 31 bits can reach for values up to {largest:.3g}"
+        )
     levels = (1 << bits) - 1
     maximum = float(np.float32(step * levels))
     step = maximum / levels
@@ -119,7 +132,7 @@ def fit_model(rest, positions, edges, limit, clusters):
 def _quantized_weights(model, rest, moved, error, weights, chosen, budget):
     """syntax.Weights of the chosen vertices' weights made convex (clipped to [0, 1], summing to 1)
     and quantised on [0, 1], so that a zero weight stays exactly zero (the motion of a cluster
-    whose four points are nearly flat must not leak in), on the fewest bits (up to MAX_WEIGHT_BITS)
+    whose four points are nearly flat must not leak in), on the fewest bits (up to ENCODER_WEIGHT_BITS)
     that move no prediction by more than `budget`. A vertex they do not predict better than its
     own cluster alone (`error`, its largest distance over the frames) keeps its own cluster."""
     adjacency = model.weights.adjacency
@@ -128,7 +141,7 @@ def _quantized_weights(model, rest, moved, error, weights, chosen, budget):
     transforms = _transforms(model, rest)
     points, labels = rest[chosen], model.labels[chosen]
     exact = predict(points, labels, adjacency, convex[chosen], transforms)
-    for bits in range(4, MAX_WEIGHT_BITS + 1):
+    for bits in range(4, ENCODER_WEIGHT_BITS + 1):
         values = np.where(chosen[:, None], np.round(convex * ((1 << bits) - 1)), 0).astype(np.int64)
         quantized = syntax.Weights(bits, 0.0, 1.0, chosen.copy(), adjacency, values)
         blended = predict(points, labels, adjacency, quantized.real(model.labels)[chosen], transforms)

@@ -60,7 +60,8 @@ def _checked_transforms(transforms, clusters, frames=None):
 
 def anchor_points(rest, labels, clusters):
     """(K, 4, 3): per cluster its rest barycentre M1 and M1 + (dx, 0, 0), M1 + (0, dy, 0),
-    M1 + (0, 0, dz), dx, dy, dz the cluster's extent along each axis (at least MIN_EXTENT).
+    M1 + (0, 0, dz), dx, dy, dz the cluster's extent along each axis (at least MIN_EXTENT, and at
+    least 2^-20 of M1's largest coordinate, so that M1 + d differs from M1 far from the origin too).
 
     An empty cluster gets M1 = 0 and the smallest extent."""
     rest, labels, _ = _checked(rest, labels, clusters)
@@ -71,7 +72,8 @@ def anchor_points(rest, labels, clusters):
     low = np.full((clusters, 3), np.inf)
     np.maximum.at(high, labels, rest)
     np.minimum.at(low, labels, rest)
-    extent = np.maximum(np.where(counts[:, None] > 0, high - low, 0.0), MIN_EXTENT)
+    floor = np.maximum(MIN_EXTENT, 2.0**-20 * np.abs(centre).max(axis=1, initial=0.0))[:, None]
+    extent = np.maximum(np.where(counts[:, None] > 0, high - low, 0.0), floor)
     return centre[:, None, :] + np.concatenate([np.zeros((1, 3)), np.eye(3)])[None] * extent[:, None, :]
 
 

@@ -20,7 +20,6 @@ from .transforms import dct, idct, lift, unlift
 
 RESIDUAL_TAG = b"MIO1"  # our residual syntax, version 1 (where FAMCAllResidualErrors begins)
 TRANSFORMS = {"lift": 0, "dct": 1}  # transformType of the residuals; 2-4 (layered) are not decoded
-MAX_VALUES = 1 << 25  # vertices x frames of one segment: the decoder's arrays stay below a GiB
 _MARGIN = 0.999  # of the target error, against rounding in the decoder's sums
 
 
@@ -68,8 +67,13 @@ def _unsupported(header, vertices):
         return f"transformType {header.transform_type}: only Lift (0) and DCT (1) residuals are decoded"
     if header.interpolation_needed:
         return "interpolationNeeded is set: the standard does not say how to interpolate"
-    if header.frames * max(vertices, 1) > MAX_VALUES:
-        return f"{header.frames} frames x {vertices} vertices is beyond {MAX_VALUES} values per segment"
+    if header.normals_prediction == 3:
+        return "normalsPredictionStrategy 3 (adaptive) is not decoded"
+    if header.frames > model.MAX_FRAMES or header.frames * max(vertices, 1) > model.MAX_VALUES:
+        return (
+            f"{header.frames} frames x {vertices} vertices is beyond {model.MAX_FRAMES} frames or "
+            f"{model.MAX_VALUES} values per segment"
+        )
     return None
 
 
@@ -83,7 +87,7 @@ def decode_segment(source, segment):
     at = reader.offset
     if reader.take(len(RESIDUAL_TAG), "residual syntax tag") != RESIDUAL_TAG:
         raise reader.error(f"expected our residual syntax {RESIDUAL_TAG.decode()} (see docs/famc.md)", at)
-    table = syntax.read_table(reader, len(source.rest), header.frames, "residual errors")
+    table = model.read_table(reader, syntax.read_table, len(source.rest), header.frames, "residual errors")
     if reader.offset != end:
         raise reader.error(f"{end - reader.offset} bytes left in the segment after its residual errors")
     positions = prediction + _residuals(table, header.transform_type)
@@ -96,8 +100,7 @@ def _residuals(table, transform_type):
     """(F, V, 3) residual errors of a decoded residual table."""
     if transform_type == TRANSFORMS["dct"]:
         return idct(table.real().transpose(1, 0, 2))
-    step = np.float64(table.info.maximum) / ((1 << table.info.bits) - 1)
-    return unlift(table.values.transpose(1, 0, 2)) * step
+    return unlift(table.values.transpose(1, 0, 2)) * table.step()
 
 
 def encode_segment(rest, positions, times, edges, limit, *, clusters, transform, dialect):

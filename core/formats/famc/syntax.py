@@ -59,6 +59,7 @@ from .cabac import Context, Decoder, Encoder
 PRED_QUANT_BITS = 2
 WEIGHT_CONTEXT = 2  # initial state of the weight bit-plane context (the reference's)
 MAX_WEIGHT_BITS = 32
+MAX_SLOTS = 1 << 23  # vertices x the longest cluster adjacency: the weight arrays stay bounded
 _DTYPE = {STANDARD: ">u4", REFERENCE: "<u4"}
 
 
@@ -405,10 +406,13 @@ class QuantizedTable:
     values: np.ndarray  # (V, F, 3) int64
     delta: float = 1.0
 
-    def real(self):
+    def step(self):
+        """(3,) quantisation step per dimension: maximum / (2^bits - 1) (0 for 0 bits)."""
         levels = (1 << self.info.bits) - 1
-        step = np.asarray(self.info.maximum, np.float64) / levels if levels else np.zeros(3)
-        return self.values * step
+        return np.asarray(self.info.maximum, np.float64) / levels if levels else np.zeros(3)
+
+    def real(self):
+        return self.values * self.step()
 
 
 def quantize(real, bits):
@@ -608,15 +612,19 @@ def read_weights(reader, labels, clusters):
         count = dec.unary_exp_golomb(ctx, 2)
         if count > clusters - 1:
             raise dec.error(f"cluster {k} has {count} neighbours, more than the other {clusters - 1} clusters")
-        neighbours = [k]
+        neighbours, seen = [k], {k}
         for _ in range(count):
             index = 0
             for _ in range(nbits):
                 index = (index << 1) | bypass()
-            if index >= clusters:
-                raise dec.error(f"neighbour {index} of cluster {k} is not below {clusters}")
+            if index >= clusters or index in seen:
+                raise dec.error(f"neighbour {index} of cluster {k} is not a cluster below {clusters} listed once")
             neighbours.append(index)
+            seen.add(index)
         adjacency.append(neighbours)
+    width = max(map(len, adjacency))
+    if vertices * width > MAX_SLOTS:
+        raise dec.error(f"{vertices} vertices x {width} neighbouring clusters is beyond {MAX_SLOTS} weights")
     slots = _slots(adjacency, labels) & retained[:, None]
     ctx = Context(WEIGHT_CONTEXT)
     total = int(slots.sum())
