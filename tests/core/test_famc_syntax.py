@@ -179,14 +179,13 @@ def test_vx3_predictor_before_the_first_vector_is_refused():
 def test_quantised_tables(dialect):
     rng = np.random.default_rng(3)
     real = rng.normal(size=(8, 20, 3)) * (1.0, 10.0, 0.0)
-    table = syntax.quantize(real, 12)
-    step = np.asarray(table.info.maximum) / 4095
-    assert np.all(np.abs(table.real() - real) <= step / 2 + 1e-12)
+    table = syntax.quantize(real, np.abs(real).max() / 4095)
+    assert np.all(np.abs(table.real() - real) <= table.step() / 2 + 1e-12)
     data = written(dialect, syntax.write_affine_transforms, table)
     got = syntax.read_affine_transforms(reader(data, dialect), 2, 20)
     assert got.info == table.info and got.delta == np.float32(table.delta)
     np.testing.assert_array_equal(got.values, table.values)
-    translation = syntax.quantize(real[:1], 8)
+    translation = syntax.quantize(real[:1], 0.05)
     data = written(dialect, syntax.write_global_translation, translation)
     np.testing.assert_array_equal(syntax.read_global_translation(reader(data, dialect), 20).real(), translation.real())
 
@@ -274,9 +273,9 @@ def segment(dialect):
     labels, weights = sample_weights(rng, 30, 3, 6)
     writer = BitWriter(dialect)
     syntax.write_header(writer, SegmentHeader(size=0, times=tuple(range(0, 400, 40))))
-    syntax.write_global_translation(writer, syntax.quantize(rng.normal(size=(1, 10, 3)), 10))
+    syntax.write_global_translation(writer, syntax.quantize(rng.normal(size=(1, 10, 3)), 0.01))
     syntax.write_partition(writer, 3, labels)
-    syntax.write_affine_transforms(writer, syntax.quantize(rng.normal(size=(12, 10, 3)), 10))
+    syntax.write_affine_transforms(writer, syntax.quantize(rng.normal(size=(12, 10, 3)), 0.01))
     syntax.write_weights(writer, weights, labels)
     return writer.getvalue()
 

@@ -88,35 +88,19 @@ def _transforms(model, rest):
     return affine_from_points(anchor_points(rest, model.labels, model.clusters), points)
 
 
-def quantize_step(real, step):
-    """A QuantizedTable of `real` (V, F, 3) with about the quantisation step `step` (the fewest bits
-    whose levels hold its values; maximum = step x levels as float32, so the step is what that gives)."""
-    largest = float(np.abs(real).max()) if np.size(real) else 0.0
-    bits = max(1, int(np.ceil(np.log2(largest / step + 1.5))))
-    if bits > 31:
-        raise ValueError(
-            f"a quantisation step of {step:.3g} is below what 31 bits can reach for values up to {largest:.3g}"
-        )
-    levels = (1 << bits) - 1
-    maximum = float(np.float32(step * levels))
-    step = maximum / levels
-    q = np.clip(np.round(np.asarray(real) / step), -levels, levels).astype(np.int64)
-    return syntax.QuantizedTable(syntax.InfoTable(bits, (maximum,) * 3), q, 1 / step)
-
-
 def fit_model(rest, positions, edges, limit, clusters):
     """The Model the encoder writes for `positions` (F, V, 3): quantisation steps of a fraction
     of `limit` (the residuals make up the rest), weights only for the vertices their own cluster
     predicts worse than a fraction of it, on the fewest bits that keep them within it."""
     frames = len(positions)
-    translation = quantize_step(dct(positions.mean(axis=1))[None], limit * TRANSLATION_STEP)
+    translation = syntax.quantize(dct(positions.mean(axis=1))[None], limit * TRANSLATION_STEP)
     moved = positions - idct(translation.real()[0])[:, None]
     labels = cluster_by_motion(rest, moved, min(clusters, len(rest)))
     count = int(labels.max()) + 1
     anchors = anchor_points(rest, labels, count)
     points = points_from_affine(anchors, fit_affine(rest, moved, labels, count))  # (K, F, 4, 3)
     flat = points.transpose(1, 0, 2, 3).reshape(frames, 4 * count, 3)
-    trajectories = quantize_step(dct(flat).transpose(1, 0, 2), limit * TRAJECTORY_STEP)
+    trajectories = syntax.quantize(dct(flat).transpose(1, 0, 2), limit * TRAJECTORY_STEP)
     adjacency = cluster_adjacency(labels, edges)
     width = max(len(a) for a in adjacency)
     alone = syntax.Weights(0, 0.0, 0.0, np.zeros(len(rest), bool), adjacency, np.zeros((len(rest), width), np.int64))

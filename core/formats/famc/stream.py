@@ -15,7 +15,6 @@ import numpy as np
 from ...errors import ParseError
 from . import model, syntax
 from .bits import BitReader, BitWriter
-from .model import quantize_step
 from .transforms import dct, idct, lift, unlift
 
 RESIDUAL_TAG = b"MIO1"  # our residual syntax, version 1 (where FAMCAllResidualErrors begins)
@@ -130,12 +129,12 @@ def _residual_table(residual, limit, transform):
     """The residuals' table: for DCT the coarsest step (searched) keeping every vertex within
     `limit`; for Lift the step that bounds every coordinate's error by half of it."""
     if transform == "lift":
-        table = quantize_step(residual, 2 * limit / np.sqrt(3))  # in time: each coordinate within step / 2
+        table = syntax.quantize(residual, 2 * limit / np.sqrt(3))  # in time: each coordinate within step / 2
         return syntax.QuantizedTable(table.info, lift(table.values).transpose(1, 0, 2), table.delta)
     coefficients = dct(residual).transpose(1, 0, 2)
 
     def error(step):
-        table = quantize_step(coefficients, step)
+        table = syntax.quantize(coefficients, step)
         return table, np.linalg.norm(idct(table.real().transpose(1, 0, 2)) - residual, axis=-1).max(initial=0.0)
 
     # an error of step/2 per coefficient moves a coordinate by at most step sqrt(F) / 2: `low` meets

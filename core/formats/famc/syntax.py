@@ -254,7 +254,7 @@ def _read_predictors(dec, vectors, frames):
     symbol = dec.symbol
     skip, pred_ctx, dim_ctx = Context(64), Context(64), Context(64)
     last_pred, last_dim, previous = [0, 0, 0], [0, 0, 0], [1, 1, 1]
-    widest = frames + (1 << PRED_QUANT_BITS) - 1
+    widest = _largest_pred_dim(frames)
     out = []
     for v in range(1, vectors):
         for c in range(3):
@@ -294,6 +294,11 @@ def write_vx3(writer, values, delta, element="table"):
         writer.u(cutoff - 1, 1, f"{element} cutOff")
         writer.align()
     writer.put(data)
+
+
+def _largest_pred_dim(frames):
+    """The seed's largestAllowedPredDim: a predDim step that would pass it is negative, unsigned."""
+    return frames + (1 << PRED_QUANT_BITS) - 1
 
 
 def _choose_predictors(values):
@@ -377,7 +382,7 @@ def _encode_vx3(residual, pred, dims, egk, cutoff, standard):
 def _write_predictors(enc, pred, dims, frames):
     skip, pred_ctx, dim_ctx = Context(64), Context(64), Context(64)
     last_pred, last_dim, previous = [0, 0, 0], [0, 0, 0], [1, 1, 1]
-    widest = frames + (1 << PRED_QUANT_BITS)
+    widest = _largest_pred_dim(frames)
     for v in range(1, len(pred)):
         for c in range(3):
             p, d = pred[v][c], dims[v][c] if pred[v][c] else 0
@@ -389,7 +394,7 @@ def _write_predictors(enc, pred, dims, frames):
                     r = ((d - 1) >> PRED_QUANT_BITS) - ((previous[c] - 1) >> PRED_QUANT_BITS)
                     enc.unary_exp_golomb(abs(r), dim_ctx, 2)
                     step = abs(r) << PRED_QUANT_BITS
-                    if r and previous[c] + step < widest and previous[c] - step >= 0:
+                    if r and previous[c] + step <= widest and previous[c] - step >= 0:
                         enc.bypass(r < 0)
                     previous[c] = d
             last_pred[c], last_dim[c] = p, d
@@ -415,19 +420,20 @@ class QuantizedTable:
         return self.values * self.step()
 
 
-def quantize(real, bits):
-    """The symmetric quantiser matching QuantizedTable.real(): per dimension max = largest |value|
-    (as float32), q = value / step rounded half away from zero."""
-    if not 1 <= bits <= 31:
-        raise ValueError(f"quantisation bits must be 1-31, not {bits}")
-    real = np.asarray(real, np.float64)
+def quantize(real, step):
+    """A QuantizedTable of `real` (V, F, 3) with about the quantisation step `step` (the fewest bits
+    whose levels hold its values; maximum = step x levels as float32, so the step is what that gives)."""
+    largest = float(np.abs(real).max()) if np.size(real) else 0.0
+    bits = max(1, int(np.ceil(np.log2(largest / step + 1.5))))
+    if bits > 31:
+        raise ValueError(
+            f"a quantisation step of {step:.3g} is below what 31 bits can reach for values up to {largest:.3g}"
+        )
     levels = (1 << bits) - 1
-    maximum = np.abs(real).reshape(-1, 3).max(axis=0) if real.size else np.zeros(3)
-    maximum = maximum.astype(np.float32).astype(np.float64)
-    step = np.where(maximum > 0, maximum / levels, 1.0)
-    q = np.clip(np.sign(real) * np.floor(np.abs(real) / step + 0.5), -levels, levels).astype(np.int64)
-    delta = float(levels / maximum.max()) if maximum.max() > 0 else 1.0
-    return QuantizedTable(InfoTable(bits, tuple(maximum.tolist())), q, delta)
+    maximum = float(np.float32(step * levels))
+    step = maximum / levels
+    q = np.clip(np.round(np.asarray(real) / step), -levels, levels).astype(np.int64)
+    return QuantizedTable(InfoTable(bits, (maximum,) * 3), q, 1 / step)
 
 
 def read_table(reader, vectors, frames, element="table"):
