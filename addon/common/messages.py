@@ -15,9 +15,15 @@ class Messages:
     notes: list[str] = field(default_factory=list)
 
     def __iter__(self):
-        """Every message, warnings first (scripts that print them all need not tell them apart)."""
+        """Every message, warnings first: scripts that took the messages as one list still can."""
         yield from self.warnings
         yield from self.notes
+
+    def __len__(self):
+        return len(self.warnings) + len(self.notes)
+
+    def __getitem__(self, index):
+        return [*self][index]
 
     def report(self, operator):
         """Report every message on `operator`, one line each: warnings first, as WARNING, then notes, as INFO."""
