@@ -96,7 +96,7 @@ def _mesh(data):
         out["factored"] = data.factored
         if data.factored:
             out["basis_vectors"] = sum(g.rank for g in data.groups)
-        if data.source is not None:  # an encoded stream (.famc)
+        if hasattr(data.source, "segments"):  # a FAMC stream
             out["segments"] = len(data.source.segments)
             out["byte_order"] = data.byte_order
     return out

@@ -2,22 +2,26 @@
 cache by a Mesh Cache modifier, or one shape key per frame (`import_famc`, which scripts can
 call too)."""
 
+import itertools
 import os
+from fractions import Fraction
 
 import bpy
 import numpy as np
 
-from ... import core
-from ...core.formats.pc2 import write_pc2
+from ...core.formats.famc import read_famc
+from ...core.formats.pc2 import pc2_blocks
 from ..common import compat
 from ..common.failures import InFile
 from ..common.messages import Messages
 from ..common.progress import run
 from ..common.transaction import all_or_nothing
-from ..common.units import axis_matrix, scene_rate
+from ..common.units import axis_matrix, key_frames, scene_rate
 from .mesh import add_vertex_groups, build_mesh, float32_flat
 from .motions import update_scene
 
+MODES = ("CACHE", "SHAPE_KEYS")
+CACHE_FOLDER = "mocap_io_cache"  # the add-on's own folder of caches, beside the .blend
 _CHUNK = 64  # frames decoded per progress step
 
 
@@ -30,48 +34,61 @@ def import_famc(context, path, **options):
 def import_famc_steps(context, path, *, mode="CACHE", obj_path="", axis_forward="-Z", axis_up="Y", frame_start=1):
     """`import_famc` as a generator of progress steps (see progress.py); returns its result.
 
-    mode "CACHE": the decoded frames go to a .pc2 cache beside the .blend (beside the .famc while
-    the .blend is unsaved), played by a Mesh Cache modifier; "SHAPE_KEYS": one shape key per frame,
-    keyed to blend linearly between neighbouring frames. The mesh keeps the file's coordinates;
-    the axis conversion is the object's transform.
+    mode "CACHE": the frames, decoded a block at a time, go to a .pc2 in CACHE_FOLDER beside the
+    .blend (beside the .famc while the .blend is unsaved) named after the object, played by a Mesh
+    Cache modifier; importing again overwrites only that file of the add-on's. "SHAPE_KEYS": one
+    shape key per frame, keyed to blend linearly between neighbouring frames. The mesh keeps the
+    file's coordinates; the axis conversion is the object's transform. A single frame leaves the
+    scene's rate as it is (its time says nothing of a rate).
     """
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
     yield 0.0, f"reading {os.path.basename(path)}"
     with InFile(path):
-        animation = core.read(path, obj=obj_path or None)
-        render_rate = scene_rate(animation.fps)  # checked before anything is built
-        positions = np.empty((animation.frame_count,) + animation.mesh.vertices.shape, dtype=np.float32)
-        for start in range(0, animation.frame_count, _CHUNK):
-            yield 0.8 * start / animation.frame_count, f"decoding frame {start}"
-            positions[start : start + _CHUNK] = animation.positions(slice(start, start + _CHUNK))
+        animation = read_famc(path, obj=obj_path or None)
+        count = animation.frame_count
+        key_frames(frame_start, count, Fraction(1), Fraction(1))  # refuses frames Blender does not have
+        render_rate = scene_rate(animation.fps) if count > 1 else None  # checked before anything is built
     name = os.path.splitext(os.path.basename(path))[0]
     axes = np.eye(4)
     axes[:3, :3] = axis_matrix(axis_forward, axis_up)
-    messages = []
+    notes = []
     with all_or_nothing(context), InFile(path):
-        yield 0.8, "building the mesh"
         if mode == "CACHE":
             obj = cache_played(context, animation.mesh, name, frame_start)
             cache = _cache_path(path, obj.name)
-            write_pc2(cache, positions)  # last: a failure above leaves no file behind
+            with pc2_blocks(cache, count, len(animation.mesh.vertices)) as write:  # replaced only when complete
+                for done, block in _decoded(animation):
+                    write(block)
+                    yield 0.05 + 0.9 * done / count, f"frame {done} of {count}"
             obj.modifiers[0].filepath = bpy.path.relpath(cache) if bpy.data.filepath else cache  # pyright: ignore[reportAttributeAccessIssue]
-            messages.append(f"cache written to {cache}")
+            notes.append(f"cache written to {cache}")
         else:
-            obj = frame_keyed(context, animation.mesh, name, positions, frame_start)
+            obj = yield from frame_keyed(context, animation.mesh, name, _decoded(animation), count, frame_start)
         obj.matrix_world = axes.T.tolist()
-        update_scene(context.scene, render_rate, (frame_start, frame_start + max(animation.frame_count - 1, 0)))
-    return obj, Messages(notes=messages)
+        update_scene(context.scene, render_rate, (frame_start, frame_start + max(count - 1, 0)))
+    return obj, Messages(notes=notes)
+
+
+def _decoded(animation):
+    """(frames decoded so far, float32 block (n, V, 3)) per block of _CHUNK frames."""
+    for first in range(0, animation.frame_count, _CHUNK):
+        with np.errstate(over="ignore"):  # beyond float32: refused as infinite where it is written
+            block = animation.positions(slice(first, first + _CHUNK)).astype(np.float32)
+        yield first + len(block), block
 
 
 def _cache_path(source, name):
-    """A .pc2 beside the .blend (beside `source` while the .blend is unsaved) named after `name` and
-    not yet there: an existing cache (the one the stream was encoded from, say) is never overwritten."""
-    folder = bpy.path.abspath("//") if bpy.data.filepath else os.path.dirname(os.path.abspath(source))
-    base = os.path.join(folder, bpy.path.clean_name(name))
-    path, number = base + ".pc2", 0
-    while os.path.exists(path):
-        number += 1
-        path = f"{base}_{number}.pc2"
-    return path
+    """The .pc2 of the object `name`: in CACHE_FOLDER beside the .blend, prefixed by its name (beside
+    `source` while the .blend is unsaved). Importing again, or after an undo, overwrites the add-on's
+    own file, never one of the user's."""
+    if bpy.data.filepath:
+        folder, stem = bpy.path.abspath("//"), os.path.splitext(os.path.basename(bpy.data.filepath))[0] + "_"
+    else:
+        folder, stem = os.path.dirname(os.path.abspath(source)), ""
+    folder = os.path.join(folder, CACHE_FOLDER)
+    os.makedirs(folder, exist_ok=True)
+    return os.path.join(folder, bpy.path.clean_name(stem + name) + ".pc2")
 
 
 def _linked(context, mesh, name, vertices=None):
@@ -92,20 +109,22 @@ def cache_played(context, mesh, name, frame_start, cache=""):
     return obj
 
 
-def frame_keyed(context, mesh, name, positions, frame_start):
-    """A new object of `mesh` at its first frame with one shape key per frame of `positions`
-    (F, V, 3), each keyed 1 on its scene frame and 0 on the neighbouring ones (linear between)."""
-    obj = _linked(context, mesh, name, positions[0] if len(positions) else None)
+def frame_keyed(context, mesh, name, blocks, count, frame_start):
+    """A generator of progress steps returning a new object of `mesh` at its first frame with one
+    shape key per frame of `blocks` ((frames done, block (n, V, 3)) in order), each keyed 1 on its
+    scene frame and 0 on the neighbouring ones (linear between)."""
+    first = next(blocks, None)
+    obj, names = _linked(context, mesh, name, None if first is None else first[1][0]), []
     obj.shape_key_add(name="Basis", from_mix=False)
-    names = []
-    for f, frame in enumerate(positions):
-        key = obj.shape_key_add(name=f"frame {frame_start + f}", from_mix=False)
-        key.data.foreach_set("co", float32_flat(frame, f"frame {f}: vertex"))
-        names.append(key.name)
+    for done, block in itertools.chain([first] if first else [], blocks):
+        for f, frame in enumerate(block, done - len(block)):
+            key = obj.shape_key_add(name=f"frame {frame_start + f}", from_mix=False)
+            key.data.foreach_set("co", float32_flat(frame, f"frame {f}: vertex"))
+            names.append(key.name)
+        yield 0.05 + 0.9 * done / count, f"frame {done} of {count}"
     _, curves = compat.new_action(obj.data.shape_keys, name + "_frames")  # pyright: ignore[reportAttributeAccessIssue]
-    last = len(positions) - 1
     for f, key_name in enumerate(names):
-        near = np.arange(max(f - 1, 0), min(f + 1, last) + 1)
+        near = np.arange(max(f - 1, 0), min(f + 1, len(names) - 1) + 1)
         path = f'key_blocks["{bpy.utils.escape_identifier(key_name)}"].value'
         compat.add_keys(curves, path, 0, "Frames", frame_start + near, (near == f).astype(float))
     return obj

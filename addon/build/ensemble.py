@@ -6,8 +6,8 @@ import os
 import bpy
 import numpy as np
 
-from ... import core
 from ...core import rotations
+from ...core.formats.memg import read_memg
 from ...core.formats.pc2 import write_pc2
 from ..common import compat
 from ..common.failures import InFile
@@ -46,8 +46,9 @@ def import_memg_steps(
     """
     yield 0.0, f"reading {os.path.basename(path)}"
     with InFile(path):
-        animation = core.read(path, obj=obj_path or None, layout=layout)
-    messages = [f"U and Q read {animation.layout}-major" + (" (byte-swapped file)" if animation.byte_swapped else "")]
+        animation = read_memg(path, obj=obj_path or None, layout=layout)
+    swapped = " (byte-swapped file)" if animation.byte_swapped else ""  # pyright: ignore[reportAttributeAccessIssue] - read_memg's
+    messages = [f"U and Q read {animation.layout}-major{swapped}"]  # pyright: ignore[reportAttributeAccessIssue]
     name = os.path.splitext(os.path.basename(path))[0]
     frames = frame_start + np.arange(animation.frame_count)
     axes = np.eye(4)

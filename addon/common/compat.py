@@ -10,6 +10,13 @@ import numpy as np
 from ...core.errors import first_nonfinite
 
 SLOTTED_ACTIONS = bpy.app.version >= (4, 4, 0)
+# a file path property that takes "//" (relative to the .blend) must say so in newer Blenders (5.0 warns
+# without it); 4.2 has no such flag and takes "//" anyway
+BLEND_RELATIVE = (
+    {"PATH_SUPPORTS_BLEND_RELATIVE"}
+    if "is_path_supports_blend_relative" in bpy.types.Property.bl_rna.properties
+    else set()
+)
 _INTERPOLATION = {
     item.identifier: item.value
     for item in bpy.types.Keyframe.bl_rna.properties["interpolation"].enum_items  # pyright: ignore[reportAttributeAccessIssue]

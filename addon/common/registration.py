@@ -7,6 +7,7 @@ import bpy
 from bpy.props import BoolProperty, CollectionProperty, EnumProperty, FloatProperty, IntProperty, StringProperty
 from bpy_extras.io_utils import ExportHelper, ImportHelper
 
+from . import compat
 from .failures import message
 from .progress import SteppedImport
 from .units import AXES
@@ -46,6 +47,7 @@ class MeshFileImport(DroppableImport):
 
     def steps(self, context):
         options = self.as_keywords(ignore=("filepath", "filter_glob", "interactive"))  # pyright: ignore[reportAttributeAccessIssue]
+        options["obj_path"] = bpy.path.abspath(options["obj_path"]) if options["obj_path"] else ""
         return self.import_steps(context, self.filepath, **options)  # pyright: ignore[reportAttributeAccessIssue]
 
     def finished(self, context, result):
@@ -94,6 +96,7 @@ def static_mesh_property():
         name="OBJ",
         default="",
         subtype="FILE_PATH",
+        options={"SKIP_SAVE"} | compat.BLEND_RELATIVE,  # pyright: ignore[reportArgumentType] - not carried over
         description="The static mesh (default: the .obj of the same name beside the file)",
     )
 

@@ -63,9 +63,10 @@ class ExportFAMC(bpy.types.Operator, MeshAnimationExport, RangeExport):
 
     def export_range(self, context, path, *, relative, **options):
         written = export_famc(context, context.active_object, path, relative=relative == "RELATIVE", **options)
+        rate, error = written.bits_per_vertex_frame, written.max_error  # pyright: ignore[reportAttributeAccessIssue] - write_famc's
         return (
             f"Exported {written.frame_count} frames of {len(written.mesh.vertices)} vertices: "
-            f"{written.bits_per_vertex_frame:.3g} bits per vertex per frame, largest error {written.max_error:.3g}"
+            f"{rate:.3g} bits per vertex per frame, largest error {error:.3g}"
         )
 
 

@@ -89,7 +89,7 @@ class ExportMEMG(bpy.types.Operator, MeshAnimationExport, ExportHelper):
         self.report(
             {"INFO"},
             f"Exported {animation.frame_count} frames: {len(animation.groups)} groups, "
-            f"{ranks} basis vectors, largest error {animation.max_error:.3g}",
+            f"{ranks} basis vectors, largest error {animation.max_error:.3g}",  # pyright: ignore[reportAttributeAccessIssue]
         )
         return {"FINISHED"}
 

@@ -4,8 +4,9 @@
 
 import numpy as np
 
-from ... import core
-from ...core.mesh import Mesh
+from ...core.formats.famc import write_famc
+from ...core.formats.memg import write_memg
+from ...core.mesh import Mesh, MeshAnimation
 from ..common.progress import Progress, scene_frames
 from ..common.units import scene_fps, scene_range
 
@@ -18,19 +19,19 @@ def export_memg(
     dense = evaluated_animation(context, obj, frame_start, frame_end)
     if grouping == "groups":
         dense.mesh.groups = _face_groups(obj, dense.mesh)
-    return core.write(
-        dense, path, tolerance=tolerance, relative=relative, grouping="groups" if dense.mesh.groups else "components"
-    )
+    grouping = "groups" if dense.mesh.groups else "components"
+    return write_memg(dense, path, tolerance=tolerance, relative=relative, grouping=grouping)
 
 
 def export_famc(context, obj, path, *, frame_start=None, frame_end=None, tolerance=1e-3, relative=True, **options):
     """Encode the evaluated mesh of `obj` over the frame range (scene range by default) as an MPEG-4
-    FAMC stream and write .famc + .obj; returns what was written (see core.formats.famc.write_famc,
-    which takes the other `options`)."""
+    FAMC stream and write .famc + .obj (its groups: the faces inside each vertex group); returns
+    what was written (see core.formats.famc.write_famc, which takes the other `options`)."""
     dense = evaluated_animation(context, obj, frame_start, frame_end)
+    dense.mesh.groups = _face_groups(obj, dense.mesh)
     progress = Progress(context, "Encoding FAMC")
     try:
-        return core.write(dense, path, tolerance=tolerance, relative=relative, progress=progress.show, **options)
+        return write_famc(dense, path, tolerance=tolerance, relative=relative, progress=progress.show, **options)
     finally:
         progress.close()
 
@@ -53,7 +54,9 @@ def evaluated_animation(context, obj, frame_start=None, frame_end=None):
 
     positions = sample_meshes(context, obj, frames, vertices)
     assert topology is not None  # set by the first of at least one frame (scene_range)
-    return core.mesh.MeshAnimation(topology, float(scene_fps(context.scene)), np.array(positions))
+    if not len(topology.vertices):
+        raise ValueError(f"{obj.name!r} has no vertices to export")
+    return MeshAnimation(topology, float(scene_fps(context.scene)), np.array(positions))
 
 
 def sample_meshes(context, obj, frames, read):

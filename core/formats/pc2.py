@@ -5,6 +5,8 @@ modifier reads them.
 core.read / core.write) a MeshAnimation, whose mesh comes from an .obj (a cache holds no faces).
 """
 
+import contextlib
+
 import numpy as np
 
 from ..atomic import atomic_write
@@ -64,12 +66,37 @@ def write_pc2(path, positions, start=0.0, sampling=1.0):
     with np.errstate(over="ignore"):  # beyond float32: refused as infinite
         positions = np.asarray(positions, dtype="<f4")
     require_finite(positions, lambda sample, point, axis: f"sample {sample}, point {point}, {'xyz'[axis]} (float32)")
+    with pc2_blocks(path, len(positions), positions.shape[1], start, sampling) as write:
+        write(positions)
+
+
+@contextlib.contextmanager
+def pc2_blocks(path, samples, points, start=0.0, sampling=1.0):
+    """A PC2 file of `samples` samples of `points` points written a block at a time (for a long
+    animation decoded as it is written), atomically: yields write(block (n, points, 3)); the file
+    is replaced only once every sample has been written."""
     if not (np.isfinite(start) and np.isfinite(sampling) and sampling > 0):
         raise ValueError(f"start {start} and sampling {sampling}: expected finite numbers, a positive sampling")
-    header = np.array([(_MAGIC, 1, positions.shape[1], start, sampling, positions.shape[0])], _HEADER)
+    header = np.array([(_MAGIC, 1, points, start, sampling, samples)], _HEADER)
+    written = 0
+
+    def write(block):
+        nonlocal written
+        with np.errstate(over="ignore"):  # beyond float32: refused as infinite
+            block = np.ascontiguousarray(block, dtype="<f4")
+        if block.shape[1:] != (points, 3):
+            raise ValueError(f"a block of {block.shape[1:]} for a cache of {points} points")
+        require_finite(
+            block, lambda sample, point, axis: f"sample {written + sample}, point {point}, {'xyz'[axis]} (float32)"
+        )
+        f.write(block.tobytes())
+        written += len(block)
+
     with atomic_write(path) as f:
         f.write(header.tobytes())
-        f.write(np.ascontiguousarray(positions).tobytes())
+        yield write
+        if written != samples:
+            raise ValueError(f"{written} samples written to a cache of {samples}")
 
 
 def read_pc2_animation(path, *, obj=None, fps=None):

@@ -8,6 +8,7 @@ from blender_scene import bpy, data_counts, evaluated_vertices, fresh_scene
 from ensemble_samples import two_bars
 from mocap_io import core
 from mocap_io.addon import export_famc, import_famc
+from mocap_io.addon.build import animated_mesh
 
 
 def diagonal(positions):
@@ -33,18 +34,20 @@ def test_imported_mesh_plays_the_decoded_frames(stream, mode):
     assert {"left", "right"} <= set(obj.vertex_groups.keys())
     assert bpy.context.scene.render.fps == 24 and bpy.context.scene.frame_end == decoded.frame_count
     if mode == "CACHE":
-        assert obj.modifiers[0].type == "MESH_CACHE" and path.with_suffix(".pc2").exists()
+        assert obj.modifiers[0].type == "MESH_CACHE" and (path.parent / "mocap_io_cache" / "bars.pc2").exists()
     else:
         assert len(obj.data.shape_keys.key_blocks) == 1 + decoded.frame_count
 
 
-def test_an_existing_cache_is_never_overwritten(stream):
+def test_a_user_cache_is_never_overwritten_and_importing_again_leaves_no_copies(stream):
     path, decoded = stream
     path.with_suffix(".pc2").write_bytes(b"not ours")
-    fresh_scene()
-    obj, _ = import_famc(bpy.context, str(path))
+    for _ in range(2):  # as after an undo: the same object name again
+        fresh_scene()
+        obj, _ = import_famc(bpy.context, str(path))
     assert path.with_suffix(".pc2").read_bytes() == b"not ours"
-    assert obj.modifiers[0].filepath == str(path.parent / "bars_1.pc2")
+    assert obj.modifiers[0].filepath == str(path.parent / "mocap_io_cache" / "bars.pc2")
+    assert [p.name for p in (path.parent / "mocap_io_cache").iterdir()] == ["bars.pc2"]
     np.testing.assert_allclose(evaluated_vertices(obj, 3), decoded.positions(2), atol=1e-6)
 
 
@@ -55,7 +58,8 @@ def test_the_cache_goes_beside_a_saved_blend(stream, tmp_path):
     bpy.ops.wm.save_as_mainfile(filepath=str(tmp_path / "scene" / "shot.blend"))
     try:
         obj, _ = import_famc(bpy.context, str(path))
-        assert obj.modifiers[0].filepath == "//bars.pc2" and (tmp_path / "scene" / "bars.pc2").exists()
+        assert obj.modifiers[0].filepath == "//mocap_io_cache/shot_bars.pc2"
+        assert (tmp_path / "scene" / "mocap_io_cache" / "shot_bars.pc2").exists()
         np.testing.assert_allclose(evaluated_vertices(obj, 5), decoded.positions(4), atol=1e-6)
     finally:
         fresh_scene()
@@ -74,14 +78,75 @@ def test_export_round_trip_meets_the_target_error(stream, tmp_path):
         assert written.frame_count == decoded.frame_count and written.max_error >= error * (1 - 1e-6)
 
 
-def test_export_operator_reports_the_rate(stream, tmp_path):
-    path, _ = stream
+def test_export_operator_passes_its_options_and_reports_the_rate(stream, tmp_path, capfd):
+    path, decoded = stream
     fresh_scene()
     obj, _ = import_famc(bpy.context, str(path))
     bpy.context.view_layer.objects.active = obj
     out = tmp_path / "op.famc"
-    assert bpy.ops.export_mesh.famc(filepath=str(out), byte_order="reference") == {"FINISHED"}
+    capfd.readouterr()
+    options = {"byte_order": "reference", "use_scene_range": False, "frame_start": 3, "frame_end": 12}
+    assert bpy.ops.export_mesh.famc(filepath=str(out), tolerance=0.01, relative="ABSOLUTE", **options) == {"FINISHED"}
     assert out.read_bytes()[:4] == b"\xf0\x01\x00\x00" and out.with_suffix(".obj").exists()
+    back = core.read(out)
+    assert (
+        back.frame_count == 10
+        and np.linalg.norm(back.positions() - decoded.positions(slice(2, 12)), axis=-1).max() <= 0.01
+    )
+    assert "bits per vertex per frame, largest error" in capfd.readouterr().out
+    assert set(back.mesh.groups) == {"left", "right"}  # faces inside each vertex group
+
+
+def test_points_without_faces_start_frame_and_a_single_frame(tmp_path):
+    points = core.mesh.Mesh(np.eye(3) * [1, 2, 3], np.zeros(0, int), np.zeros(0, int))
+    moving = np.stack([points.vertices + [0, 0, 0.1 * t] for t in range(4)])
+    core.write(core.mesh.MeshAnimation(points, 30, moving), tmp_path / "points.famc", tolerance=1e-4)
+    for mode in ("CACHE", "SHAPE_KEYS"):
+        fresh_scene()
+        obj, _ = import_famc(bpy.context, str(tmp_path / "points.famc"), mode=mode, frame_start=10)
+        assert len(obj.data.vertices) == 3 and not len(obj.data.polygons)
+        np.testing.assert_allclose(evaluated_vertices(obj, 12), moving[2], atol=1e-3)
+        assert (bpy.context.scene.frame_start, bpy.context.scene.frame_end, bpy.context.scene.render.fps) == (
+            10,
+            13,
+            30,
+        )
+    core.write(core.mesh.MeshAnimation(points, 30, moving[:1]), tmp_path / "one.famc")
+    fresh_scene()
+    bpy.context.scene.render.fps = 50
+    import_famc(bpy.context, str(tmp_path / "one.famc"))
+    assert bpy.context.scene.render.fps == 50  # one frame says nothing of a rate
+
+
+@pytest.mark.parametrize("mode", ["CACHE", "SHAPE_KEYS"])
+def test_a_failure_while_building_leaves_nothing(stream, mode, monkeypatch):
+    path, _ = stream
+    real = animated_mesh._decoded
+
+    def failing(animation):
+        blocks = real(animation)
+        yield next(blocks)
+        raise ValueError("a block that cannot be decoded")
+
+    monkeypatch.setattr(animated_mesh, "_decoded", failing)
+    fresh_scene()
+    before = data_counts()
+    with pytest.raises(ValueError, match="cannot be decoded"):
+        import_famc(bpy.context, str(path), mode=mode, frame_start=5)
+    assert data_counts() == before and not list(path.parent.glob("mocap_io_cache/*"))
+
+
+def test_a_relative_obj_path_in_a_saved_blend(stream, tmp_path):
+    path, decoded = stream
+    (tmp_path / "meshes").mkdir()
+    path.with_suffix(".obj").rename(tmp_path / "meshes" / "other.obj")
+    fresh_scene()
+    bpy.ops.wm.save_as_mainfile(filepath=str(tmp_path / "shot.blend"))
+    try:
+        assert bpy.ops.import_mesh.famc(filepath=str(path), obj_path="//meshes/other.obj") == {"FINISHED"}
+        np.testing.assert_allclose(evaluated_vertices(bpy.data.objects["bars"], 2), decoded.positions(1), atol=1e-6)
+    finally:
+        fresh_scene()
 
 
 def test_a_corrupt_file_leaves_nothing(stream):
@@ -92,7 +157,7 @@ def test_a_corrupt_file_leaves_nothing(stream):
     before = data_counts()
     with pytest.raises(RuntimeError, match=r"bars\.famc, byte \d+"):
         bpy.ops.import_mesh.famc(filepath=str(path))
-    assert data_counts() == before and not path.with_suffix(".pc2").exists()
+    assert data_counts() == before and not (path.parent / "mocap_io_cache").exists()
 
 
 def test_file_handler_registered():

@@ -183,11 +183,15 @@ def test_long_group_names_import_with_matching_bones_and_vertex_groups(tmp_path)
         np.testing.assert_allclose(evaluated_vertices(obj, 1 + frame), expected[frame], atol=1e-4)
 
 
-@pytest.mark.parametrize("fmt", ["bvh", "memg"])
+@pytest.mark.parametrize("fmt", ["bvh", "memg", "famc"])
 def test_mutants_import_or_fail_cleanly(tmp_path, fmt):
     """The Blender-side fuzz (blender_scene) through the import operators; deep nesting and many
     lines are the core fuzz's (slow to build in Blender)."""
-    operator = bpy.ops.import_anim.mocap_bvh if fmt == "bvh" else bpy.ops.import_mesh.memg
+    operator = {
+        "bvh": bpy.ops.import_anim.mocap_bvh,
+        "memg": bpy.ops.import_mesh.memg,
+        "famc": bpy.ops.import_mesh.famc,
+    }[fmt]
     mutants_import_or_fail_cleanly(
         tmp_path, fmt, lambda path, case: operator(filepath=str(path)), skip=("nest", "many lines")
     )

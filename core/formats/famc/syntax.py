@@ -424,6 +424,8 @@ def quantize(real, step):
     """A QuantizedTable of `real` (V, F, 3) with about the quantisation step `step` (the fewest bits
     whose levels hold its values; maximum = step x levels as float32, so the step is what that gives)."""
     largest = float(np.abs(real).max()) if np.size(real) else 0.0
+    if not np.isfinite(np.float32(largest + step)):
+        raise ValueError(f"values up to {largest:.3g} are beyond the float32 range of the stream's tables")
     bits = max(1, int(np.ceil(np.log2(largest / step + 1.5))))
     if bits > 31:
         raise ValueError(
