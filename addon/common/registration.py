@@ -62,6 +62,9 @@ def axis_properties(forward, up):
     )
 
 
+OBJ_FORWARD, OBJ_UP = axis_properties("-Z", "Y")  # the axes of an .obj (and of the mesh animations that use one)
+
+
 class SceneTiming:
     """Import mixin: where the file's frames land in the scene (see build.motions.frame_plan)."""
 

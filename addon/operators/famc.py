@@ -6,16 +6,15 @@ from bpy.props import EnumProperty, IntProperty, StringProperty
 
 from ..build.animated_mesh import import_famc_steps
 from ..common.registration import (
+    OBJ_FORWARD,
+    OBJ_UP,
     MeshAnimationExport,
     MeshFileImport,
     RangeExport,
-    axis_properties,
     file_format,
     static_mesh_property,
 )
 from ..read.mesh import export_famc
-
-_FORWARD, _UP = axis_properties("-Z", "Y")  # an .obj's axes
 
 
 class ImportFAMC(bpy.types.Operator, MeshFileImport):
@@ -38,8 +37,8 @@ class ImportFAMC(bpy.types.Operator, MeshFileImport):
         description="How the animation is built",
     )
     obj_path: static_mesh_property()
-    axis_forward: _FORWARD
-    axis_up: _UP
+    axis_forward: OBJ_FORWARD
+    axis_up: OBJ_UP
     frame_start: IntProperty(name="Start Frame", default=1, description="Scene frame of the first frame")
 
 

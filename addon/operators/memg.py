@@ -3,12 +3,17 @@ done by build.ensemble.import_memg_steps and read.mesh.export_memg."""
 
 import bpy
 from bpy.props import EnumProperty, IntProperty, StringProperty
-from bpy_extras.io_utils import ExportHelper
 
 from ..build.ensemble import import_memg_steps
-from ..common.failures import message
-from ..common.registration import MeshAnimationExport, MeshFileImport, file_format, static_mesh_property
-from ..common.units import AXES
+from ..common.registration import (
+    OBJ_FORWARD,
+    OBJ_UP,
+    MeshAnimationExport,
+    MeshFileImport,
+    RangeExport,
+    file_format,
+    static_mesh_property,
+)
 from ..read.mesh import export_memg
 
 
@@ -47,17 +52,16 @@ class ImportMEMG(bpy.types.Operator, MeshFileImport):
         ],
         description="Storage order of the basis and coefficient matrices (the format does not say)",
     )
-    axis_forward: EnumProperty(name="Forward", items=AXES, default="-Z", description="The file's forward axis")
-    axis_up: EnumProperty(name="Up", items=AXES, default="Y", description="The file's up axis")
+    axis_forward: OBJ_FORWARD
+    axis_up: OBJ_UP
     frame_start: IntProperty(name="Start Frame", default=1, description="Scene frame of the first timestep")
 
 
-class ExportMEMG(bpy.types.Operator, MeshAnimationExport, ExportHelper):
+class ExportMEMG(bpy.types.Operator, MeshAnimationExport, RangeExport):
     """Export the active mesh's animation (shape keys, armature, modifiers: as evaluated) as a mesh ensemble"""
 
     bl_idname = "export_mesh.memg"
     bl_label = "Export Mesh Ensemble (Mocap I/O)"
-    bl_options = {"REGISTER", "PRESET"}
 
     filename_ext = ".memg"
     filter_glob: StringProperty(default="*.memg", options={"HIDDEN"})
@@ -71,27 +75,13 @@ class ExportMEMG(bpy.types.Operator, MeshAnimationExport, ExportHelper):
         description="How the mesh is split into groups",
     )
 
-    def execute(self, context):
-        path = self.filepath  # pyright: ignore[reportAttributeAccessIssue] - ExportHelper's, missing from the stubs
-        try:
-            animation = export_memg(
-                context,
-                context.active_object,
-                path,
-                tolerance=self.tolerance,
-                relative=self.relative == "RELATIVE",
-                grouping=self.grouping,
-            )
-        except Exception as error:
-            self.report({"ERROR"}, message(error, path))
-            return {"CANCELLED"}
+    def export_range(self, context, path, *, relative, **options):
+        animation = export_memg(context, context.active_object, path, relative=relative == "RELATIVE", **options)
         ranks = sum(g.rank for g in animation.groups)
-        self.report(
-            {"INFO"},
+        return (
             f"Exported {animation.frame_count} frames: {len(animation.groups)} groups, "
-            f"{ranks} basis vectors, largest error {animation.max_error:.3g}",  # pyright: ignore[reportAttributeAccessIssue]
+            f"{ranks} basis vectors, largest error {animation.max_error:.3g}"  # pyright: ignore[reportAttributeAccessIssue]
         )
-        return {"FINISHED"}
 
 
 CLASSES, MENUS = file_format("memg", "Mesh Ensemble", ".memg", ImportMEMG, ExportMEMG)
