@@ -56,12 +56,12 @@ def import_famc_steps(context, path, *, mode="CACHE", obj_path="", axis_forward=
     with all_or_nothing(context), InFile(path):
         if mode == "CACHE":
             obj = cache_played(context, animation.mesh, name, frame_start)
-            cache = _cache_path(path, obj.name)
+            cache = cache_path(path, obj.name)
             with pc2_blocks(cache, count, len(animation.mesh.vertices)) as write:  # replaced only when complete
                 for done, block in _decoded(animation):
                     write(block)
                     yield 0.05 + 0.9 * done / count, f"frame {done} of {count}"
-            obj.modifiers[0].filepath = bpy.path.relpath(cache) if bpy.data.filepath else cache  # pyright: ignore[reportAttributeAccessIssue]
+            obj.modifiers[0].filepath = blend_path(cache)  # pyright: ignore[reportAttributeAccessIssue]
             notes.append(f"cache written to {cache}")
         else:
             obj = yield from frame_keyed(context, animation.mesh, name, _decoded(animation), count, frame_start)
@@ -78,10 +78,11 @@ def _decoded(animation):
         yield first + len(block), block
 
 
-def _cache_path(source, name):
-    """The .pc2 of the object `name`: in CACHE_FOLDER beside the .blend, prefixed by its name (beside
-    `source` while the .blend is unsaved). Importing again, or after an undo, overwrites the add-on's
-    own file, never one of the user's."""
+def cache_path(source, name):
+    """The .pc2 of the object `name` (imported from the file `source`): in CACHE_FOLDER beside the
+    .blend, prefixed by its name (beside `source` while the .blend is unsaved). Importing again, or
+    after an undo, overwrites the add-on's own file, never one of the user's (the .pc2 a file was
+    converted from, say)."""
     if bpy.data.filepath:
         folder, stem = bpy.path.abspath("//"), os.path.splitext(os.path.basename(bpy.data.filepath))[0] + "_"
     else:
@@ -89,6 +90,11 @@ def _cache_path(source, name):
     folder = os.path.join(folder, CACHE_FOLDER)
     os.makedirs(folder, exist_ok=True)
     return os.path.join(folder, bpy.path.clean_name(stem + name) + ".pc2")
+
+
+def blend_path(path):
+    """`path` as a modifier stores it: relative to the .blend ("//...") once it is saved."""
+    return bpy.path.relpath(path) if bpy.data.filepath else path
 
 
 def _linked(context, mesh, name, vertices=None):

@@ -15,7 +15,7 @@ from ..common.messages import Messages
 from ..common.progress import run
 from ..common.transaction import all_or_nothing
 from ..common.units import axis_matrix, scene_rate
-from .animated_mesh import cache_played
+from .animated_mesh import blend_path, cache_path, cache_played
 from .mesh import add_vertex_groups, build_mesh, float32_flat
 from .motions import update_scene
 
@@ -40,7 +40,7 @@ def import_memg_steps(
     """`import_memg` as a generator of progress steps (see progress.py); returns its result.
 
     mode "BASIS": one shape key per basis vector with animated values and one bone per group
-    carrying its rigid motion (exact and compact); "BAKED": a PC2 cache beside the file, played
+    carrying its rigid motion (exact and compact); "BAKED": a PC2 cache (see animated_mesh.cache_path), played
     by a Mesh Cache modifier. The mesh keeps the file's coordinates; the axis conversion is the
     object's (or armature's) transform.
     """
@@ -57,9 +57,9 @@ def import_memg_steps(
     with all_or_nothing(context), InFile(path):
         if mode == "BAKED":
             yield 0.1, "writing the cache"
-            obj = _baked(context, animation, path, name, frame_start)
+            obj, cache = _baked(context, animation, path, name, frame_start)
             obj.matrix_world = axes.T.tolist()
-            messages.append(f"cache written to {os.path.splitext(path)[0] + '.pc2'}")
+            messages.append(f"cache written to {cache}")
         else:
             obj = yield from _basis(context, animation, name, frames)
             obj.parent.matrix_world = axes.T.tolist()
@@ -147,7 +147,9 @@ def _basis(context, animation, name, frames):
 
 
 def _baked(context, animation, path, name, frame_start):
-    cache = os.path.splitext(path)[0] + ".pc2"
-    obj = cache_played(context, animation.mesh, name, frame_start, cache)
+    """(the mesh object, its cache's path): the decoded frames in a .pc2 (see animated_mesh.cache_path)."""
+    obj = cache_played(context, animation.mesh, name, frame_start)
+    cache = cache_path(path, obj.name)
     write_pc2(cache, animation.positions())
-    return obj
+    obj.modifiers[0].filepath = blend_path(cache)  # pyright: ignore[reportAttributeAccessIssue]
+    return obj, cache

@@ -24,6 +24,7 @@ from ..common.names import blender_names
 from ..common.progress import run
 from ..common.transaction import all_or_nothing
 from ..common.units import LENGTHS, axis_matrix
+from .animated_mesh import blend_path, cache_path
 from .mesh import add_vertex_groups, float32_flat
 from .motions import READING, frame_plan, read_takes, update_scene
 
@@ -74,7 +75,7 @@ def build_markers(
 
     representation        "EMPTIES" (an empty per marker, keyed, under a parent empty per file)
                           or "POINT_CLOUD" (a mesh with a vertex per marker, played by a Mesh Cache
-                          modifier from a .pc2 written beside the file, a sphere instanced on each)
+                          modifier from a .pc2 (see animated_mesh.cache_path), a sphere instanced on each)
     units                 "FILE" (the file's unit: mm, cm, m or in; else mm, reported) or one of
                           LENGTHS: positions become metres
     axis_forward, axis_up the file's axes (None: the format's usual ones, see AXES)
@@ -238,10 +239,10 @@ def _point_cloud(context, markers, name, convert, frames, path, size):
     mesh.vertices.foreach_set("co", positions[0].ravel() if len(positions) else np.zeros(3 * markers.marker_count))
     obj = _link(context, name, mesh)
     add_vertex_groups(obj, [(label, [m]) for m, label in enumerate(markers.names)])
-    cache = os.path.splitext(path)[0] + ".pc2"
+    cache = cache_path(path, obj.name)
     modifier: bpy.types.MeshCacheModifier = obj.modifiers.new("Markers", "MESH_CACHE")  # pyright: ignore[reportAssignmentType]
     modifier.cache_format = "PC2"
-    modifier.filepath = cache
+    modifier.filepath = blend_path(cache)
     step = (frames[-1] - frames[0]) / (len(frames) - 1) if len(frames) > 1 else 1.0  # scene frames per file frame
     modifier.frame_scale = 1 / step
     modifier.frame_start = frames[0] / step if len(frames) else 0.0  # cache frame = scale x frame - start

@@ -25,7 +25,7 @@ class MarkerImport(FilesImport, SceneTiming):
             (
                 "POINT_CLOUD",
                 "Point Cloud",
-                "One mesh, a vertex per marker, played from a .pc2 cache written beside the file (fast for many "
+                "One mesh, a vertex per marker, played from a .pc2 cache in mocap_io_cache (fast for many "
                 "markers and long takes; a vertex holds its last position through a gap)",
             ),
         ],

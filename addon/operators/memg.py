@@ -37,7 +37,11 @@ class ImportMEMG(bpy.types.Operator, MeshFileImport):
                 "Exact and compact: one shape key per basis vector with animated values, "
                 "one bone per group for its rigid motion",
             ),
-            ("BAKED", "Baked", "Plain vertex data: a .pc2 cache beside the file, played by a Mesh Cache modifier"),
+            (
+                "BAKED",
+                "Baked",
+                "Plain vertex data: a .pc2 cache (in mocap_io_cache beside the .blend) played by Mesh Cache",
+            ),
         ],
         description="How the animation is built",
     )

@@ -141,8 +141,9 @@ def test_point_cloud_plays_the_core_positions(tmp_path):
     fresh_scene()
     objects, messages = import_markers(bpy.context, [str(path)], representation="POINT_CLOUD")
     (obj,) = objects
-    assert obj.type == "MESH" and obj.modifiers[0].type == "MESH_CACHE" and path.with_suffix(".pc2").exists()
-    assert messages.notes == [f"cache written to {path.with_suffix('.pc2')}"]
+    cache = path.parent / "mocap_io_cache" / path.with_suffix(".pc2").name
+    assert obj.type == "MESH" and obj.modifiers[0].type == "MESH_CACHE" and cache.exists()
+    assert messages.notes == [f"cache written to {cache}"]
     assert [g.name for g in obj.vertex_groups] == blender_names(markers.names)
     assert obj.instance_type == "VERTS" and len(obj.children) == 1  # a sphere on each vertex
     holding = held(in_blender(markers.positions, ".c3d"))
@@ -291,21 +292,22 @@ def test_a_failure_while_building_leaves_nothing(tmp_path, monkeypatch):
 
 def test_a_cache_that_cannot_be_written_leaves_nothing(tmp_path):
     path, _ = written(tmp_path, "take.c3d")
-    (tmp_path / "take.pc2").mkdir()  # a folder has the cache's name
+    (tmp_path / "mocap_io_cache" / "take.pc2").mkdir(parents=True)  # a folder has the cache's name
     text = failed_marker_import(path, representation="POINT_CLOUD")
-    assert f"{tmp_path / 'take.pc2'}: Is a directory" in text
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["take.c3d", "take.pc2"]
+    assert f"{tmp_path / 'mocap_io_cache' / 'take.pc2'}: Is a directory" in text
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mocap_io_cache", "take.c3d"]
+    assert [p.name for p in (tmp_path / "mocap_io_cache").iterdir()] == ["take.pc2"]
 
 
 def test_a_failed_second_cache_removes_the_first(tmp_path):
     written(tmp_path, "a.c3d")
     written(tmp_path, "b.c3d")
-    (tmp_path / "b.pc2").mkdir()
+    (tmp_path / "mocap_io_cache" / "b.pc2").mkdir(parents=True)
     fresh_scene()
     before = data_counts()
     with pytest.raises(OSError):
         import_markers(bpy.context, [str(tmp_path / "a.c3d"), str(tmp_path / "b.c3d")], representation="POINT_CLOUD")
-    assert data_counts() == before and not (tmp_path / "a.pc2").exists()
+    assert data_counts() == before and not (tmp_path / "mocap_io_cache" / "a.pc2").exists()
 
 
 def test_a_corrupt_file_fails_naming_the_byte(tmp_path):
