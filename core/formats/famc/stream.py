@@ -112,11 +112,10 @@ def encode_segment(rest, positions, times, edges, limit, *, clusters, transform,
     model.write_model(body, fitted)
     body.put(RESIDUAL_TAG)
     syntax.write_table(body, table, "residual errors")
+    body = body.getvalue()
     header = syntax.SegmentHeader(0, tuple(times), transform_type=TRANSFORMS[transform])
-    size = len(_header_bytes(header, dialect)) + len(body.getvalue())
-    header.size = size
-    data = _header_bytes(header, dialect) + body.getvalue()
-    return data, prediction + _residuals(table, header.transform_type)
+    header.size = len(_header_bytes(header, dialect)) + len(body)  # the header's length does not depend on it
+    return _header_bytes(header, dialect) + body, prediction + _residuals(table, header.transform_type)
 
 
 def _header_bytes(header, dialect):
