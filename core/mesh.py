@@ -125,6 +125,12 @@ class GroupBasis:
 _BLOCK = 1 << 18  # numbers decoded per block of frames (2 MB: stays in cache)
 
 
+def diagonal(positions):
+    """Length of the bounding-box diagonal of points (..., 3): what relative tolerances scale by."""
+    positions = np.asarray(positions, dtype=float).reshape(-1, 3)
+    return float(np.linalg.norm(np.ptp(positions, axis=0))) if len(positions) else 0.0
+
+
 class MeshAnimation:
     """A mesh whose vertices move: dense positions (F, V, 3), a factored form evaluated lazily, or
     a stream decoded on demand.

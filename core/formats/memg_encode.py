@@ -8,7 +8,7 @@ per-vertex error (Euclidean, in world units) stays within the tolerance for ever
 
 import numpy as np
 
-from ..mesh import GroupBasis, Mesh, MeshAnimation
+from ..mesh import GroupBasis, Mesh, MeshAnimation, diagonal
 
 
 def encode(positions, mesh, fps, *, tolerance=1e-3, relative=True, grouping="groups"):
@@ -23,7 +23,7 @@ def encode(positions, mesh, fps, *, tolerance=1e-3, relative=True, grouping="gro
     positions = np.asarray(positions, dtype=float)
     if positions.ndim != 3 or positions.shape[1:] != mesh.vertices.shape:
         raise ValueError(f"positions {positions.shape} do not fit the mesh's {len(mesh.vertices)} vertices")
-    limit = tolerance * (np.linalg.norm(np.ptp(positions.reshape(-1, 3), axis=0)) if relative else 1.0)
+    limit = tolerance * (diagonal(positions) if relative else 1.0)
     mesh, members = _grouping(mesh, grouping)
     covered = np.zeros(len(mesh.vertices), dtype=bool)
     groups, transforms = [], []

@@ -2,13 +2,14 @@
 core.read / core.write); frames are decoded on demand, a segment at a time (`FamcSource`)."""
 
 import io
+from functools import partial
 
 import numpy as np
 
 from ...atomic import atomic_writes
 from ...errors import ParseError, require_finite
 from ...frame_rate import standard_rate
-from ...mesh import MeshAnimation
+from ...mesh import MeshAnimation, diagonal
 from ..obj import obj_beside, obj_vertices, parse_obj, read_obj_beside, write_obj_to
 from .bits import DIALECTS, detect
 from .model import MAX_FRAMES, MAX_VALUES
@@ -116,8 +117,8 @@ def write_famc(
     if not len(positions):
         raise ValueError("the animation has no frames to write")
     require_finite(positions, lambda frame, vertex, axis: f"frame {frame}, vertex {vertex}, {'xyz'[axis]}")
-    diagonal = float(np.linalg.norm(np.ptp(positions.reshape(-1, 3), axis=0)))
-    limit = tolerance * diagonal if relative and diagonal > 0 else tolerance
+    size = diagonal(positions)
+    limit = tolerance * size if relative and size > 0 else tolerance
     obj = obj_beside(path, obj)
     mesh_text = io.BytesIO()
     write_obj_to(mesh_text, animation.mesh, obj_vertices(animation.mesh))
@@ -129,14 +130,14 @@ def write_famc(
             f"{len(positions)} frames at {animation.fps:g} fps do not fit the stream's clock (whole milliseconds, "
             "32 bits): each frame needs a later millisecond than the one before"
         )
-    options = {"transform": transform, "dialect": dialect}
+    counts = [clusters] if clusters else _cluster_counts(len(rest))
     parts, decoded = [], np.empty_like(positions)
     for start in range(0, len(positions), segment):
         chunk = slice(start, start + segment)
-        data, decoded[chunk] = _shortest(
-            lambda count: encode_segment(rest, positions[chunk], times[chunk], edges, limit, clusters=count, **options),  # noqa: B023 - called at once
-            [clusters] if clusters else _cluster_counts(len(rest)),
+        encode = partial(
+            encode_segment, rest, positions[chunk], times[chunk], edges, limit, transform=transform, dialect=dialect
         )
+        data, decoded[chunk] = _shortest(encode, counts)
         parts.append(data)
         if progress is not None:
             progress(min(start + segment, len(positions)) / len(positions), f"{len(parts)} segments encoded")
@@ -161,10 +162,11 @@ def _cluster_counts(vertices):
 
 
 def _shortest(encode, counts):
-    """encode(count) for the counts in order while the bytes get fewer; the shortest (bytes, decoded)."""
-    best = encode(counts[0])
+    """encode(clusters=count) for the counts in order while the bytes get fewer; the shortest
+    (bytes, decoded)."""
+    best = encode(clusters=counts[0])
     for count in counts[1:]:
-        tried = encode(count)
+        tried = encode(clusters=count)
         if len(tried[0]) >= len(best[0]):
             break
         best = tried

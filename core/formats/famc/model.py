@@ -72,15 +72,16 @@ def write_model(writer, model):
     syntax.write_weights(writer, model.weights, model.labels)
 
 
-def prediction(model, rest):
-    """(F, V, 3) positions the model predicts from the static mesh `rest` (V, 3)."""
-    translation = idct(model.translation.real()[0])
+def prediction(model, rest, transforms=None):
+    """(F, V, 3) positions the model predicts from the static mesh `rest` (V, 3); `transforms`:
+    its cluster motions (`cluster_motions`) when they are at hand."""
+    transforms = cluster_motions(model, rest) if transforms is None else transforms
     weights = model.weights
-    blended = predict(rest, model.labels, weights.adjacency, weights.real(model.labels), _transforms(model, rest))
-    return blended + translation[:, None]
+    blended = predict(rest, model.labels, weights.adjacency, weights.real(model.labels), transforms)
+    return blended + idct(model.translation.real()[0])[:, None]
 
 
-def _transforms(model, rest):
+def cluster_motions(model, rest):
     """(K, F, 3, 4) cluster motions from the decoded four-point trajectories."""
     table = model.trajectories.real()
     frames = table.shape[1]
@@ -89,7 +90,8 @@ def _transforms(model, rest):
 
 
 def fit_model(rest, positions, edges, limit, clusters):
-    """The Model the encoder writes for `positions` (F, V, 3): quantisation steps of a fraction
+    """(the Model the encoder writes for `positions` (F, V, 3), its cluster motions as decoded):
+    quantisation steps of a fraction
     of `limit` (the residuals make up the rest), weights only for the vertices their own cluster
     predicts worse than a fraction of it, on the fewest bits that keep them within it."""
     frames = len(positions)
@@ -105,15 +107,15 @@ def fit_model(rest, positions, edges, limit, clusters):
     width = max(len(a) for a in adjacency)
     alone = syntax.Weights(0, 0.0, 0.0, np.zeros(len(rest), bool), adjacency, np.zeros((len(rest), width), np.int64))
     model = Model(translation, labels, trajectories, alone)  # every vertex moves with its own cluster
-    transforms = _transforms(model, rest)
-    error = np.linalg.norm(prediction(model, rest) - positions, axis=-1).max(axis=0)
+    transforms = cluster_motions(model, rest)
+    error = np.linalg.norm(prediction(model, rest, transforms) - positions, axis=-1).max(axis=0)
     weights, chosen = skinning_weights(rest, moved, labels, adjacency, transforms, boundary=error > limit * WEIGHTED)
     if chosen.any():
-        model.weights = _quantized_weights(model, rest, moved, error, weights, chosen, limit * WEIGHT_ERROR)
-    return model
+        model.weights = _quantized_weights(model, rest, transforms, moved, error, weights, chosen, limit * WEIGHT_ERROR)
+    return model, transforms
 
 
-def _quantized_weights(model, rest, moved, error, weights, chosen, budget):
+def _quantized_weights(model, rest, transforms, moved, error, weights, chosen, budget):
     """syntax.Weights of the chosen vertices' weights made convex (clipped to [0, 1], summing to 1)
     and quantised on [0, 1], so that a zero weight stays exactly zero (the motion of a cluster
     whose four points are nearly flat must not leak in), on the fewest bits (up to ENCODER_WEIGHT_BITS)
@@ -122,7 +124,6 @@ def _quantized_weights(model, rest, moved, error, weights, chosen, budget):
     adjacency = model.weights.adjacency
     convex = np.clip(weights, 0.0, 1.0)
     convex /= convex.sum(axis=1, keepdims=True)
-    transforms = _transforms(model, rest)
     points, labels = rest[chosen], model.labels[chosen]
     exact = predict(points, labels, adjacency, convex[chosen], transforms)
     for bits in range(4, ENCODER_WEIGHT_BITS + 1):

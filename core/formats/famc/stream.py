@@ -105,8 +105,8 @@ def _residuals(table, transform_type):
 def encode_segment(rest, positions, times, edges, limit, *, clusters, transform, dialect):
     """(bytes of one segment, its decoded positions (F, V, 3)) for `positions` (F, V, 3) predicted
     from `rest` (the static mesh as read back), every vertex within `limit` of its position."""
-    fitted = model.fit_model(rest, positions, edges, limit, clusters)
-    prediction = model.prediction(fitted, rest)  # what the decoder computes from the same numbers
+    fitted, transforms = model.fit_model(rest, positions, edges, limit, clusters)
+    prediction = model.prediction(fitted, rest, transforms)  # what the decoder computes from the same numbers
     table = _residual_table(positions - prediction, limit * _MARGIN, transform)
     body = BitWriter(dialect)
     model.write_model(body, fitted)

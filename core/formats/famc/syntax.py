@@ -226,8 +226,7 @@ def read_vx3(reader, vectors, frames, element="table"):
         egk = sum(bypass() << i for i in range(3)) + 1
         cutoff = bypass() + 1
     # absolute values: unary (16 bins, contexts min(i, cutOff-1)), then 17 + Exp-Golomb(EGk)
-    unary = [Context(64) for _ in range(cutoff)]
-    unary = [unary[min(i, cutoff - 1)] for i in range(16)]
+    unary = _unary_contexts(cutoff)
     levels = []
     for _ in positions:
         i = 0
@@ -247,6 +246,12 @@ def read_vx3(reader, vectors, frames, element="table"):
             raise dec.error(f"vector {v} is predicted from {p} vectors back, before the first", dec.end)
         values[v, c, :d] += values[v - p, c, :d]
     return np.ascontiguousarray(values.transpose(0, 2, 1)), delta
+
+
+def _unary_contexts(cutoff):
+    """The context of each of the 16 unary bins of an absolute value: bin i uses min(i, cutOff - 1)."""
+    contexts = [Context(64) for _ in range(cutoff)]
+    return [contexts[min(i, cutoff - 1)] for i in range(16)]
 
 
 def _read_predictors(dec, vectors, frames):
@@ -362,8 +367,7 @@ def _encode_vx3(residual, pred, dims, egk, cutoff, standard):
             bypass(((egk - 1) >> i) & 1)
         bypass(cutoff - 1)
     levels = rows[nonzero]
-    unary = [Context(64) for _ in range(cutoff)]
-    unary = [unary[min(i, cutoff - 1)] for i in range(16)]
+    unary = _unary_contexts(cutoff)
     for level in np.abs(levels).tolist():
         run = level - 1
         for i in range(min(run, 16)):
