@@ -78,16 +78,19 @@ def jm_model(ops):
         state["bits"].extend([1 - bit] * state["follow"])
         state["follow"] = 0
 
+    def emit(half):  # the top bit of low against `half`: out, or deferred while it is undecided
+        if state["low"] >= 2 * half:
+            put(1)
+            state["low"] -= 2 * half
+        elif state["low"] < half:
+            put(0)
+        else:
+            state["follow"] += 1
+            state["low"] -= half
+
     def renorm():
         while state["range"] < 256:
-            if state["low"] >= 512:
-                put(1)
-                state["low"] -= 512
-            elif state["low"] < 256:
-                put(0)
-            else:
-                state["follow"] += 1
-                state["low"] -= 256
+            emit(256)
             state["low"] <<= 1
             state["range"] <<= 1
 
@@ -110,14 +113,7 @@ def jm_model(ops):
         state["low"] <<= 1
         if bit:
             state["low"] += state["range"]
-        if state["low"] >= 1024:
-            put(1)
-            state["low"] -= 1024
-        elif state["low"] < 512:
-            put(0)
-        else:
-            state["follow"] += 1
-            state["low"] -= 512
+        emit(512)
 
     def final(bit):
         state["range"] -= 2
