@@ -20,6 +20,7 @@ import warnings
 from ..core import formats
 from ..core.atomic import atomic_write
 from ..core.errors import one_line
+from ..core.formats.obj import obj_beside
 from ..core.markers import Markers
 from ..core.mesh import Mesh, MeshAnimation
 from ..core.motion import Motion
@@ -95,7 +96,7 @@ def _made_from(path, read_options):
         except (OSError, ValueError):
             return [path]
     if ext in (".memg", ".famc", ".pc2"):
-        return [path, read_options.get("obj") or os.path.splitext(path)[0] + ".obj"]
+        return [path, obj_beside(path, read_options.get("obj") or None)]
     return [path]
 
 

@@ -464,14 +464,18 @@ def _format_block(values, decimals, separator, integers):
     return words.tobytes().translate(None, b"\0")
 
 
+def ranges(starts, ends):
+    """Every index of the ranges [starts[i], ends[i]), one range after the other."""
+    starts, ends = np.asarray(starts, dtype=np.intp).ravel(), np.asarray(ends, dtype=np.intp).ravel()
+    lengths = ends - starts
+    return np.arange(lengths.sum()) + np.repeat(starts - (np.cumsum(lengths) - lengths), lengths)
+
+
 def splice(data, starts, lengths):
     """Bytes: the slices ``data[starts[i]:starts[i] + lengths[i]]`` of `data` (bytes) one after the
     other: text assembled from pieces (constants, rows of formatted tables) with one numpy gather."""
-    lengths = np.asarray(lengths, dtype=np.intp).ravel()
-    ends = np.cumsum(lengths)
-    take = np.repeat(np.asarray(starts, dtype=np.intp).ravel() - (ends - lengths), lengths)
-    take += np.arange(len(take))
-    return np.frombuffer(data, dtype=np.uint8)[take].tobytes()
+    starts = np.asarray(starts, dtype=np.intp).ravel()
+    return np.frombuffer(data, dtype=np.uint8)[ranges(starts, starts + np.ravel(lengths))].tobytes()
 
 
 def line_spans(text):

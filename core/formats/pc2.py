@@ -12,7 +12,7 @@ import numpy as np
 from ..atomic import atomic_write
 from ..errors import ParseError, first_nonfinite, require_finite
 from ..mesh import MeshAnimation
-from .obj import read_obj_beside
+from .obj import obj_beside, read_obj_beside
 
 DEFAULT_FPS = 24.0  # a cache counts samples in scene frames and stores no rate: Blender's default scene rate
 
@@ -104,6 +104,7 @@ def read_pc2_animation(path, *, obj=None, fps=None):
     beside it), whose vertices are the cache's points in order. The cache counts samples in scene
     frames: the animation's rate is `fps` (default 24) / the cache's sampling step. The cache's start
     frame is kept as the animation's `start`."""
+    obj = obj_beside(path, obj)
     mesh = read_obj_beside(path, obj, "a PC2 cache holds no faces: ")
     positions, start, sampling = read_pc2(path)
     if positions.shape[1] != len(mesh.vertices):

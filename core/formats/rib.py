@@ -216,12 +216,6 @@ class _Scene:
             return self.markers(data, index, later)
         return self.mesh(index, later)
 
-    def motion(self, lines, moved):
-        """Each `lines` entry (request + numbers), or a MotionBegin block from it to `moved`."""
-        if moved is None:
-            return lines
-        return [b"MotionBegin [0 1]\n" + a + b + b"MotionEnd\n" for a, b in zip(lines, moved)]
-
     def skeleton(self, motion, index, later):
         """A sphere per joint and a cylinder per bone (to each child and End Site) in the joint's
         world transform (rotation and position; an HTR scale sizes no sphere)."""
@@ -272,13 +266,11 @@ class _Scene:
         moved = None if later is None else self.figure.points(later)
         out = []
         for k in range(len(index)):
-            shapes = [self.polygons + b' "P" [' + format_table(points[k], self.precision).replace(b"\n", b" ") + b"]\n"]
-            if moved is not None:
+            shape = self.polygons + b' "P" [' + format_table(points[k], self.precision).replace(b"\n", b" ") + b"]\n"
+            if moved is not None:  # motion blur: from this frame's points to the next's
                 after = format_table(moved[k], self.precision).replace(b"\n", b" ")
-                shapes = self.motion(shapes, [self.polygons + b' "P" [' + after + b"]\n"])
-            out.append(
-                b'AttributeBegin\nAttribute "identifier" "string name" ["mesh"]\n' + shapes[0] + b"AttributeEnd\n"
-            )
+                shape = b"MotionBegin [0 1]\n" + shape + self.polygons + b' "P" [' + after + b"]\nMotionEnd\n"
+            out.append(b'AttributeBegin\nAttribute "identifier" "string name" ["mesh"]\n' + shape + b"AttributeEnd\n")
         return out
 
 

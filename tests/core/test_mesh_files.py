@@ -98,6 +98,9 @@ def test_a_cache_needs_a_mesh_of_as_many_vertices(tmp_path):
     core.write(Mesh([[0, 0, 0], [1, 0, 0], [0, 1, 0]], [3], [0, 1, 2]), tmp_path / "tri.obj")
     with pytest.raises(core.ParseError, match="bars.pc2, byte 16: 49 points, but .*tri.obj has 3 vertices"):
         core.read(tmp_path / "bars.pc2", obj=tmp_path / "tri.obj")
+    (tmp_path / "tri.obj").replace(tmp_path / "bars.obj")  # the default .obj is named too
+    with pytest.raises(core.ParseError, match="49 points, but .*bars.obj has 3 vertices"):
+        core.read(tmp_path / "bars.pc2")
 
 
 def test_the_registry_says_what_each_format_reads_and_writes():

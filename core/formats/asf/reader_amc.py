@@ -14,7 +14,7 @@ import numpy as np
 
 from ...errors import MEMORY_FLOOR, ParseError, check_memory
 from ...motion import Motion
-from ...numtext import decimal_values, normalize_newlines, parse_number, parse_numbers
+from ...numtext import decimal_values, normalize_newlines, parse_number, parse_numbers, ranges
 from .reader_asf import AsfRecord, euler_order
 
 DEFAULT_FPS = 120.0  # AMC files store no rate; CMU and HDM05 takes are 120 Hz
@@ -262,7 +262,7 @@ class _Lines:
         numbers = decimal_values(self.text, self.starts[chosen], self.ends[chosen])
         if numbers is None:  # longer numbers than the fast path reads, or a bad token
             text = self.text.copy()
-            text[_ranges(self.starts[names], self.ends[names])] = 32
+            text[ranges(self.starts[names], self.ends[names])] = 32
             numbers = parse_numbers(text.tobytes())
             if numbers is None:
                 bad = (k for k in chosen if parse_number(bytes(text[self.starts[k] : self.ends[k]])) is None)
@@ -272,12 +272,6 @@ class _Lines:
                     f"expected a finite number, found {shown!r}", np.searchsorted(self.heads, token, "right") - 1
                 )
         return numbers, self.heads - np.cumsum(~self.marker)
-
-
-def _ranges(starts, ends):
-    """Every index of the ranges [starts[i], ends[i])."""
-    lengths = ends - starts
-    return np.arange(lengths.sum()) + np.repeat(starts - (np.cumsum(lengths) - lengths), lengths)
 
 
 def _motion(skeleton, fps, table, frames, degrees):
