@@ -18,9 +18,9 @@ measured in this run, A the (F, V, 3) positions given and A' those decoded:
     decode s   bytes or file to all (F, V, 3) positions (core.read(...).positions() for files), best of 3
 
 Methods: float32 raw (96 bpvf); float16 + zlib (level 9); PCA of the whole sequence (rows = frames,
-columns = 3V, mean removed) at the KG error of each .famc operating point (of each .memg point while
-.famc is not available), the smallest rank meeting it stored as float32, and the smallest int16 + zlib
-(level 9) stream meeting it over rank and quantisation step (per component: coefficients per column,
+columns = 3V, mean removed) at the KG error of each .famc operating point: the smallest rank
+meeting it stored as float32, and the smallest int16 + zlib (level 9) stream meeting it over rank
+and quantisation step (per component: coefficients per column,
 basis per row, step = max |value| / (2^(bits-1) - 1)); .memg and .famc at relative tolerances
 TOLERANCES (core.write(animation, path, tolerance=t, relative=True)).
 Per sequence a summary: .famc bits / PCA int16 + zlib bits at equal KG (target <= 0.5 on skinned
@@ -40,7 +40,7 @@ from timing import best
 
 import mocap_io
 from mocap_io import core
-from mocap_io.core.formats import extensions
+from mocap_io.core.mesh import diagonal
 
 TOLERANCES = (1e-2, 3e-3, 1e-3, 3e-4)
 DECODES = 3  # decodes timed: the best of this many
@@ -50,14 +50,14 @@ COLUMNS = (
 )
 
 
-def errors(a, decoded, diagonal):
-    """KG error (%), RMSE and max vertex error (% of `diagonal`) of `decoded` against `a` (F, V, 3)."""
+def errors(a, decoded, size):
+    """KG error (%), RMSE and max vertex error (% of the diagonal `size`) of `decoded` against `a` (F, V, 3)."""
     if decoded.shape != a.shape:
         raise ValueError(f"decoded {decoded.shape}, given {a.shape}")
     distance = np.linalg.norm(decoded - a, axis=-1)
     spread = np.linalg.norm(a - a.mean(axis=1, keepdims=True))
     kg = 100 * np.sqrt(np.sum(distance**2)) / spread
-    return kg, 100 * np.sqrt(np.mean(distance**2)) / diagonal, 100 * distance.max() / diagonal
+    return kg, 100 * np.sqrt(np.mean(distance**2)) / size, 100 * distance.max() / size
 
 
 def timed(function, repeat):
@@ -194,16 +194,14 @@ def sequence_table(name, animation, repeat):
     """Print the rows and the summary of one sequence."""
     a = animation.positions()
     frames, vertices = a.shape[:2]
-    diagonal = np.linalg.norm(np.ptp(a.reshape(-1, 3), axis=0))
-    famc = ".famc" in extensions("write")
+    size = diagonal(a)
     with tempfile.TemporaryDirectory() as folder:
         rows = plain_rows(a, repeat)
         memg = file_rows(animation, folder, ".memg", repeat)
-        coded = file_rows(animation, folder, ".famc", repeat) if famc else []
+        coded = file_rows(animation, folder, ".famc", repeat)
         obj_bytes = os.path.getsize(os.path.join(folder, "memg.obj"))
         pca = Pca(a)
-        reference = coded or memg  # the operating points PCA is matched to
-        matched = [pca.rows(a, errors(a, row[3], diagonal)[0], repeat) for row in reference]
+        matched = [pca.rows(a, errors(a, row[3], size)[0], repeat) for row in coded]  # PCA at each FAMC point
         pattern = os.path.join(folder, "obj", "frame_####.obj")
         os.mkdir(os.path.dirname(pattern))
         core.write(animation, pattern)
@@ -213,24 +211,19 @@ def sequence_table(name, animation, repeat):
             print(f"  {name:<22} {method:<16} {setting}")
             continue
         decoded, encode_s, decode_s = measured
-        kg, rmse, largest = errors(a, decoded, diagonal)
+        kg, rmse, largest = errors(a, decoded, size)
         print(
             f"  {name:<22} {method:<16} {setting:<30} {bits / (frames * vertices):8.3f} {kg:9.2e} {rmse:9.2e} "
             f"{largest:9.2e} {encode_s:9.3f} {decode_s:9.3f}"
         )
-    if not famc:
-        print(f"  {name:<22} famc: not available")
-    print(f"  -> {name}: static mesh .obj {obj_bytes} bytes; OBJ sequence read {obj_read:.3f} s;", end=" ")
-    if famc:
-        int16 = [next((r[2] or np.nan for r in group if r[0] == "PCA int16+zlib"), np.nan) for group in matched]
-        ratios = " ".join(f"{row[2] / bits:.2f}" for row, bits in zip(coded, int16))
-        slowest = max(row[5] for row in coded)
-        print(
-            f"famc/PCA-int16 bits {ratios} (target <= 0.5); famc decode (slowest point) {slowest:.3f} s, "
-            f"OBJ read / famc decode {obj_read / slowest:.1f} (target > 1)"
-        )
-    else:
-        print("famc: not available")
+    int16 = [next((r[2] or np.nan for r in group if r[0] == "PCA int16+zlib"), np.nan) for group in matched]
+    ratios = " ".join(f"{row[2] / bits:.2f}" for row, bits in zip(coded, int16))
+    slowest = max(row[5] for row in coded)
+    print(
+        f"  -> {name}: static mesh .obj {obj_bytes} bytes; OBJ sequence read {obj_read:.3f} s; "
+        f"famc/PCA-int16 bits {ratios} (target <= 0.5); famc decode (slowest point) {slowest:.3f} s, "
+        f"OBJ read / famc decode {obj_read / slowest:.1f} (target > 1)"
+    )
 
 
 def sequences(quick):

@@ -160,7 +160,7 @@ def gltf_animations():
     mesh with the most vertices). Needs bpy with the add-on registered (mocap_io.register())."""
     import bpy
 
-    from mocap_io.addon.common.units import scene_fps, scene_range
+    from mocap_io.addon.read.mesh import evaluated_animation
 
     for name in GLTF:
         path = CORPUS / "mesh" / name
@@ -171,18 +171,4 @@ def gltf_animations():
         obj = max((o for o in bpy.context.scene.objects if o.type == "MESH"), key=lambda o: len(o.data.vertices))
         actions = [a for a in bpy.data.actions if a.users]
         start, end = (int(round(x)) for x in actions[0].frame_range)
-        frames = scene_range(bpy.context.scene, start, end)
-        yield path.name, _played(bpy.context, obj, frames, float(scene_fps(bpy.context.scene)))
-
-
-def _played(context, obj, frames, fps):
-    """A dense MeshAnimation of the evaluated mesh of `obj` over the scene `frames`."""
-    from mocap_io.addon.read.mesh import mesh_from_blender, sample_meshes
-
-    def vertices(frame, data, _):
-        flat = np.empty(3 * len(data.vertices), dtype=np.float32)
-        data.vertices.foreach_get("co", flat)
-        return flat.reshape(-1, 3).astype(float), (mesh_from_blender(data) if frame == frames[0] else None)
-
-    samples = sample_meshes(context, obj, frames, vertices)
-    return MeshAnimation(samples[0][1], fps, np.array([positions for positions, _ in samples]))
+        yield path.name, evaluated_animation(bpy.context, obj, start, end)

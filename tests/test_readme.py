@@ -49,8 +49,7 @@ def checkout(tmp_path_factory):
     (folder / "takes" / "run").mkdir(parents=True)
     core.write(cmu_like_motion(core, 60, seed=1), folder / "takes" / "walk.bvh")
     core.write(cmu_like_motion(core, 90, fps=30.0, seed=2), folder / "takes" / "run" / "jog.htr")
-    bars = two_bars()
-    core.write(core.mesh.MeshAnimation(bars.mesh, 24, bars.positions()), folder / "bars.famc")
+    core.write(two_bars(), folder / "bars.famc")
     return folder
 
 

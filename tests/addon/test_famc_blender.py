@@ -9,16 +9,12 @@ from ensemble_samples import two_bars
 from mocap_io import core
 from mocap_io.addon import export_famc, import_famc
 from mocap_io.addon.build import animated_mesh
-
-
-def diagonal(positions):
-    return np.linalg.norm(np.ptp(positions.reshape(-1, 3), axis=0))
+from mocap_io.core.mesh import diagonal
 
 
 @pytest.fixture()
 def stream(tmp_path):
-    dense = core.mesh.MeshAnimation(two_bars().mesh, 24, two_bars().positions())
-    core.write(dense, tmp_path / "bars.famc", tolerance=1e-4)
+    core.write(two_bars(), tmp_path / "bars.famc", tolerance=1e-4)
     return tmp_path / "bars.famc", core.read(tmp_path / "bars.famc")
 
 

@@ -7,6 +7,7 @@ from blender_scene import bpy, data_counts, evaluated_vertices, fresh_scene
 from ensemble_samples import two_bars
 from mocap_io import core
 from mocap_io.addon import export_memg, import_memg
+from mocap_io.core.mesh import diagonal
 
 
 @pytest.fixture()
@@ -14,10 +15,6 @@ def ensemble(tmp_path):
     animation = two_bars()
     core.write(animation, tmp_path / "bars.memg")
     return tmp_path / "bars.memg", animation
-
-
-def diagonal(positions):
-    return np.linalg.norm(np.ptp(positions.reshape(-1, 3), axis=0))
 
 
 @pytest.mark.parametrize("mode", ["BASIS", "BAKED"])

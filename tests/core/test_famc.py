@@ -9,7 +9,7 @@ from ensemble_samples import two_bars
 from mocap_io import core
 from mocap_io.core.errors import ParseError
 from mocap_io.core.formats import famc
-from mocap_io.core.mesh import Mesh, MeshAnimation
+from mocap_io.core.mesh import Mesh, MeshAnimation, diagonal
 
 
 def skinned_tube(frames=90, rings=24, around=12, seed=0):
@@ -36,10 +36,6 @@ def skinned_tube(frames=90, rings=24, around=12, seed=0):
         positions[f] = p + [0.5 * t[f], 0, 0.1 * np.sin(3 * t[f])]
     positions += rng.normal(scale=1e-4, size=positions.shape)
     return MeshAnimation(mesh, 30, positions)
-
-
-def diagonal(positions):
-    return np.linalg.norm(np.ptp(positions.reshape(-1, 3), axis=0))
 
 
 @pytest.fixture(scope="module")
@@ -106,8 +102,7 @@ def test_the_stream_marks_our_residual_syntax(tube, tmp_path):
 
 
 def test_groups_uvs_and_the_obj_pair(tmp_path):
-    bars = two_bars()
-    dense = MeshAnimation(bars.mesh, 24, bars.positions())
+    dense = two_bars()
     core.write(dense, tmp_path / "bars.famc", tolerance=1e-4)
     back = core.read(tmp_path / "bars.famc")
     assert set(back.mesh.groups) == {"left", "right"}
