@@ -43,26 +43,13 @@ class Model:
 
 
 def read_model(reader, vertices, frames):
-    translation = read_table(reader, syntax.read_global_translation, frames)
+    translation = syntax.read_global_translation(reader, frames)
     at = reader.offset
     clusters, labels = syntax.read_partition(reader, vertices)
     if 4 * clusters * frames > MAX_VALUES:
         raise reader.error(f"{clusters} clusters x 4 points x {frames} frames is beyond {MAX_VALUES} values", at)
-    trajectories = read_table(reader, syntax.read_affine_transforms, clusters, frames)
-    at = reader.offset
-    weights = syntax.read_weights(reader, labels, clusters)
-    if not np.isfinite([weights.minimum, weights.maximum]).all():
-        raise reader.error("the weight range is not finite", at)
-    return Model(translation, labels, trajectories, weights)
-
-
-def read_table(reader, read, *counts):
-    """`read(reader, *counts)`, a QuantizedTable whose quantisation range must be finite."""
-    at = reader.offset
-    table = read(reader, *counts)
-    if not np.isfinite(table.info.maximum).all():
-        raise reader.error("the quantisation range of this table is not finite", at)
-    return table
+    trajectories = syntax.read_affine_transforms(reader, clusters, frames)
+    return Model(translation, labels, trajectories, syntax.read_weights(reader, labels, clusters))
 
 
 def write_model(writer, model):

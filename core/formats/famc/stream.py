@@ -86,7 +86,7 @@ def decode_segment(source, segment):
     at = reader.offset
     if reader.take(len(RESIDUAL_TAG), "residual syntax tag") != RESIDUAL_TAG:
         raise reader.error(f"expected our residual syntax {RESIDUAL_TAG.decode()} (see docs/famc.md)", at)
-    table = model.read_table(reader, syntax.read_table, len(source.rest), header.frames, "residual errors")
+    table = syntax.read_table(reader, len(source.rest), header.frames, "residual errors")
     if reader.offset != end:
         raise reader.error(f"{end - reader.offset} bytes left in the segment after its residual errors")
     positions = prediction + _residuals(table, header.transform_type)
@@ -107,7 +107,7 @@ def encode_segment(rest, positions, times, edges, limit, *, clusters, transform,
     from `rest` (the static mesh as read back), every vertex within `limit` of its position."""
     fitted, transforms = model.fit_model(rest, positions, edges, limit, clusters)
     prediction = model.prediction(fitted, rest, transforms)  # what the decoder computes from the same numbers
-    table = _residual_table(positions - prediction, limit * _MARGIN, transform)
+    table, residuals = _residual_table(positions - prediction, limit * _MARGIN, transform)
     body = BitWriter(dialect)
     model.write_model(body, fitted)
     body.put(RESIDUAL_TAG)
@@ -115,7 +115,7 @@ def encode_segment(rest, positions, times, edges, limit, *, clusters, transform,
     body = body.getvalue()
     header = syntax.SegmentHeader(0, tuple(times), transform_type=TRANSFORMS[transform])
     header.size = len(_header_bytes(header, dialect)) + len(body)  # the header's length does not depend on it
-    return _header_bytes(header, dialect) + body, prediction + _residuals(table, header.transform_type)
+    return _header_bytes(header, dialect) + body, prediction + residuals
 
 
 def _header_bytes(header, dialect):
@@ -125,16 +125,19 @@ def _header_bytes(header, dialect):
 
 
 def _residual_table(residual, limit, transform):
-    """The residuals' table: for DCT the coarsest step (searched) keeping every vertex within
-    `limit`; for Lift the step that bounds every coordinate's error by half of it."""
+    """(the residuals' table, the residuals the decoder gets from it): for DCT the coarsest step
+    (searched) keeping every vertex within `limit`; for Lift the step that bounds every coordinate's
+    error by half of it."""
     if transform == "lift":
         table = syntax.quantize(residual, 2 * limit / np.sqrt(3))  # in time: each coordinate within step / 2
-        return syntax.QuantizedTable(table.info, lift(table.values).transpose(1, 0, 2), table.delta)
+        table = syntax.QuantizedTable(table.info, lift(table.values).transpose(1, 0, 2), table.delta)
+        return table, _residuals(table, TRANSFORMS["lift"])
     coefficients = dct(residual).transpose(1, 0, 2)
 
     def error(step):
         table = syntax.quantize(coefficients, step)
-        return table, np.linalg.norm(idct(table.real().transpose(1, 0, 2)) - residual, axis=-1).max(initial=0.0)
+        decoded = _residuals(table, TRANSFORMS["dct"])
+        return (table, decoded), np.linalg.norm(decoded - residual, axis=-1).max(initial=0.0)
 
     # an error of step/2 per coefficient moves a coordinate by at most step sqrt(F) / 2: `low` meets
     # it with room for the float32 rounding of the step
@@ -144,9 +147,9 @@ def _residual_table(residual, limit, transform):
         raise ValueError(f"a target error of {limit:.3g} is below what 31 quantisation bits can reach here")
     for _ in range(7):  # the bracket spans a factor of 4 sqrt(3F): 7 halvings of its log leave a few per cent
         middle = np.sqrt(low * high)
-        table, worst = error(middle)
+        tried, worst = error(middle)
         if worst <= limit:
-            low, best = middle, table
+            low, best = middle, tried
         else:
             high = middle
     return best

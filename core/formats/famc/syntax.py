@@ -443,7 +443,10 @@ def quantize(real, step):
 
 
 def read_table(reader, vectors, frames, element="table"):
+    at = reader.offset
     info = read_info_table(reader)
+    if not np.isfinite(info.maximum).all():
+        raise reader.error(f"{element}: the quantisation range is not finite", at)
     values, delta = read_vx3(reader, vectors, frames, element)
     return QuantizedTable(info, values, delta)
 
@@ -612,6 +615,8 @@ def read_weights(reader, labels, clusters):
         raise reader.error(f"numberOfQuantizationBits {bits} for weights is above {MAX_WEIGHT_BITS}", at)
     minimum = reader.f32("minWeights")
     maximum = reader.f32("maxWeights")
+    if not np.isfinite([minimum, maximum]).all():
+        raise reader.error("the weight range is not finite", at)
     start, end = _sub_stream(reader, "compressedWeightsBufferSize")
     dec = Decoder(reader.data, start, end, reader.path, "animation weights")
     symbol, bypass = dec.symbol, dec.bypass
