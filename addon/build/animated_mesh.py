@@ -55,13 +55,7 @@ def import_famc_steps(context, path, *, mode="CACHE", obj_path="", axis_forward=
     notes = []
     with all_or_nothing(context), InFile(path):
         if mode == "CACHE":
-            obj = cache_played(context, animation.mesh, name, frame_start)
-            cache = cache_path(path, obj.name)
-            with pc2_blocks(cache, count, len(animation.mesh.vertices)) as write:  # replaced only when complete
-                for done, block in _decoded(animation):
-                    write(block)
-                    yield 0.05 + 0.9 * done / count, f"frame {done} of {count}"
-            obj.modifiers[0].filepath = blend_path(cache)  # pyright: ignore[reportAttributeAccessIssue]
+            obj, cache = yield from baked(context, animation, path, name, frame_start)
             notes.append(f"cache written to {cache}")
         else:
             obj = yield from frame_keyed(context, animation.mesh, name, _decoded(animation), count, frame_start)
@@ -104,15 +98,22 @@ def _linked(context, mesh, name, vertices=None):
     return obj
 
 
-def cache_played(context, mesh, name, frame_start, cache=""):
-    """A new object of the core Mesh `mesh` whose Mesh Cache modifier plays the .pc2 `cache`
-    (its first sample at scene frame `frame_start`)."""
-    obj = _linked(context, mesh, name)
+def baked(context, animation, source, name, frame_start):
+    """A generator of progress steps returning (a new object of the animation's mesh played by a
+    Mesh Cache modifier from its first sample at scene frame `frame_start`, the cache's path): the
+    frames decoded a block at a time into the .pc2 `cache_path(source, object name)`, which is
+    replaced only once complete."""
+    obj = _linked(context, animation.mesh, name)
     modifier: bpy.types.MeshCacheModifier = obj.modifiers.new("Mesh cache", "MESH_CACHE")  # pyright: ignore[reportAssignmentType]
     modifier.cache_format = "PC2"
-    modifier.filepath = cache
     modifier.frame_start = frame_start
-    return obj
+    cache, count = cache_path(source, obj.name), animation.frame_count
+    with pc2_blocks(cache, count, len(animation.mesh.vertices)) as write:
+        for done, block in _decoded(animation):
+            write(block)
+            yield 0.05 + 0.9 * done / count, f"frame {done} of {count}"
+    modifier.filepath = blend_path(cache)
+    return obj, cache
 
 
 def frame_keyed(context, mesh, name, blocks, count, frame_start):

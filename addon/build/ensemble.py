@@ -8,14 +8,13 @@ import numpy as np
 
 from ...core import rotations
 from ...core.formats.memg import read_memg
-from ...core.formats.pc2 import write_pc2
 from ..common import compat
 from ..common.failures import InFile
 from ..common.messages import Messages
 from ..common.progress import run
 from ..common.transaction import all_or_nothing
 from ..common.units import axis_matrix, scene_rate
-from .animated_mesh import blend_path, cache_path, cache_played
+from .animated_mesh import baked
 from .mesh import add_vertex_groups, build_mesh, float32_flat
 from .motions import update_scene
 
@@ -56,8 +55,7 @@ def import_memg_steps(
     render_rate = scene_rate(animation.fps)  # checked before anything is built
     with all_or_nothing(context), InFile(path):
         if mode == "BAKED":
-            yield 0.1, "writing the cache"
-            obj, cache = _baked(context, animation, path, name, frame_start)
+            obj, cache = yield from baked(context, animation, path, name, frame_start)
             obj.matrix_world = axes.T.tolist()
             messages.append(f"cache written to {cache}")
         else:
@@ -144,12 +142,3 @@ def _basis(context, animation, name, frames):
                 key_curves, f'key_blocks["{bpy.utils.escape_identifier(key_name)}"].value', 0, "Weights", frames, values
             )
     return obj
-
-
-def _baked(context, animation, path, name, frame_start):
-    """(the mesh object, its cache's path): the decoded frames in a .pc2 (see animated_mesh.cache_path)."""
-    obj = cache_played(context, animation.mesh, name, frame_start)
-    cache = cache_path(path, obj.name)
-    write_pc2(cache, animation.positions())
-    obj.modifiers[0].filepath = blend_path(cache)  # pyright: ignore[reportAttributeAccessIssue]
-    return obj, cache

@@ -63,9 +63,7 @@ def read_pc2(path):
 
 def write_pc2(path, positions, start=0.0, sampling=1.0):
     """Write positions (samples, points, 3) as a PC2 file (float32), atomically."""
-    with np.errstate(over="ignore"):  # beyond float32: refused as infinite
-        positions = np.asarray(positions, dtype="<f4")
-    require_finite(positions, lambda sample, point, axis: f"sample {sample}, point {point}, {'xyz'[axis]} (float32)")
+    positions = np.asarray(positions)
     with pc2_blocks(path, len(positions), positions.shape[1], start, sampling) as write:
         write(positions)
 
