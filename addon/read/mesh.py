@@ -76,12 +76,13 @@ def sample_meshes(context, obj, frames, read):
 
 def _face_groups(obj, mesh):
     """Faces whose corners all lie in a vertex group, per vertex group (for the .obj groups)."""
-    groups = {}
-    starts = mesh.face_starts
+    members = np.zeros((len(obj.vertex_groups), len(mesh.vertices)), dtype=bool)  # one pass over the vertices
+    for v in obj.data.vertices:
+        members[[e.group for e in v.groups], v.index] = True
+    groups, starts = {}, mesh.face_starts
     for group in obj.vertex_groups:
-        members = np.zeros(len(mesh.vertices), dtype=bool)
-        members[[v.index for v in obj.data.vertices if any(e.group == group.index for e in v.groups)]] = True
-        inside = np.logical_and.reduceat(members[mesh.face_vertices], starts) if len(starts) else np.zeros(0, bool)
+        corners = members[group.index][mesh.face_vertices]
+        inside = np.logical_and.reduceat(corners, starts) if len(starts) else np.zeros(0, bool)
         if inside.any():
             groups[group.name] = np.flatnonzero(inside)
     return groups
