@@ -74,12 +74,12 @@ def blender_table(animation, folder):
     for mode in ("BASIS", "BAKED"):
         bpy.ops.wm.read_factory_settings(use_empty=True)
         start = time.perf_counter()
-        import_memg(bpy.context, path, mode=mode)
+        obj, _ = import_memg(bpy.context, path, mode=mode)
         seconds = time.perf_counter() - start
+        cache = bpy.path.abspath(obj.modifiers[0].filepath) if mode == "BAKED" else None  # before a save moves "//"
         blend = os.path.join(folder, f"{mode}.blend")
         bpy.ops.wm.save_as_mainfile(filepath=blend, compress=False)
-        cache = os.path.join(folder, "ensemble.pc2")
-        extra = os.path.getsize(cache) / 1e6 if mode == "BAKED" else 0.0
+        extra = os.path.getsize(cache) / 1e6 if cache else 0.0
         print(f"  {mode:<7} {seconds:10.2f} {os.path.getsize(blend) / 1e6:12.1f} {extra:13.1f}")
 
 
