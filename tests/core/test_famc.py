@@ -9,6 +9,7 @@ from ensemble_samples import two_bars
 from mocap_io import core
 from mocap_io.core.errors import ParseError
 from mocap_io.core.formats import famc
+from mocap_io.core.formats.famc.bits import STANDARD, BitWriter
 from mocap_io.core.mesh import Mesh, MeshAnimation, diagonal
 
 
@@ -141,3 +142,28 @@ def test_truncated_streams_name_the_byte(tube, tmp_path, cut):
     (tmp_path / "t.famc").write_bytes(data[:cut])
     with pytest.raises(ParseError, match=r"t\.famc, byte \d+"):
         core.read(tmp_path / "t.famc").positions()
+
+
+def test_adaptive_normal_predictors_are_read_past(tube, tmp_path):
+    """normalsPredictionStrategy 3 puts FAMCVertexInfoDecoder(4, V) after the weights: the
+    coordinates still decode (the normals themselves are not animated here)."""
+    rest, positions = tube.mesh.vertices, tube.positions()[:16]
+    limit = 1e-3 * diagonal(positions)
+    fitted, transforms = famc.model.fit_model(rest, positions, tube.mesh.edges(), limit, 8)
+    prediction = famc.model.prediction(fitted, rest, transforms)
+    table, residuals = famc.stream._residual_table(positions - prediction, limit, "dct")
+    body = BitWriter(STANDARD)
+    famc.model.write_model(body, fitted)
+    famc.syntax.write_vertex_info(body, np.arange(len(rest)) % 4, 4)
+    body.put(famc.stream.RESIDUAL_TAG)
+    famc.syntax.write_table(body, table, "residual errors")
+    header = famc.syntax.SegmentHeader(0, tuple(range(0, 16 * 33, 33)), normals_prediction=3)
+    head = BitWriter(STANDARD)
+    famc.syntax.write_header(head, header)
+    header.size = len(head.getvalue()) + len(body.getvalue())
+    head = BitWriter(STANDARD)
+    famc.syntax.write_header(head, header)
+    (tmp_path / "n.famc").write_bytes(head.getvalue() + body.getvalue())
+    core.write(tube.mesh, tmp_path / "n.obj")
+    back = core.read(tmp_path / "n.famc").positions()
+    np.testing.assert_allclose(back, prediction + residuals, atol=1e-5)  # the .obj's 6 decimals

@@ -42,14 +42,19 @@ class Model:
         return len(self.weights.adjacency)
 
 
-def read_model(reader, vertices, frames):
+def read_model(reader, vertices, frames, normals_prediction=0):
+    """The Model of FAMCSkinningModel; with adaptive normal prediction (3) its normal predictors
+    follow, read and set aside (normals are not decoded)."""
     translation = syntax.read_global_translation(reader, frames)
     at = reader.offset
     clusters, labels = syntax.read_partition(reader, vertices)
     if 4 * clusters * frames > MAX_VALUES:
         raise reader.error(f"{clusters} clusters x 4 points x {frames} frames is beyond {MAX_VALUES} values", at)
     trajectories = syntax.read_affine_transforms(reader, clusters, frames)
-    return Model(translation, labels, trajectories, syntax.read_weights(reader, labels, clusters))
+    weights = syntax.read_weights(reader, labels, clusters)
+    if normals_prediction == 3:
+        syntax.read_normal_predictors(reader, vertices)
+    return Model(translation, labels, trajectories, weights)
 
 
 def write_model(writer, model):

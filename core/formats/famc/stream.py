@@ -66,8 +66,6 @@ def _unsupported(header, vertices):
         return f"transformType {header.transform_type}: only Lift (0) and DCT (1) residuals are decoded"
     if header.interpolation_needed:
         return "interpolationNeeded is set: the standard does not say how to interpolate"
-    if header.normals_prediction == 3:
-        return "normalsPredictionStrategy 3 (adaptive) is not decoded"
     if header.frames > model.MAX_FRAMES or header.frames * max(vertices, 1) > model.MAX_VALUES:
         return (
             f"{header.frames} frames x {vertices} vertices is beyond {model.MAX_FRAMES} frames or "
@@ -82,7 +80,8 @@ def decode_segment(source, segment):
     end = segment.offset + header.size
     reader = BitReader(source.data, segment.offset, source.dialect, source.path, end=end)
     syntax.read_header(reader)
-    prediction = model.prediction(model.read_model(reader, len(source.rest), header.frames), source.rest)
+    skinning = model.read_model(reader, len(source.rest), header.frames, header.normals_prediction)
+    prediction = model.prediction(skinning, source.rest)
     at = reader.offset
     if reader.take(len(RESIDUAL_TAG), "residual syntax tag") != RESIDUAL_TAG:
         raise reader.error(f"expected our residual syntax {RESIDUAL_TAG.decode()} (see docs/famc.md)", at)
