@@ -40,20 +40,6 @@ class FilesImport(DroppableImport):
         return self.import_steps(context, self.paths(), **self.as_keywords(ignore=ignore))  # pyright: ignore[reportAttributeAccessIssue]
 
 
-class MeshFileImport(DroppableImport):
-    """A DroppableImport of one mesh-animation file: a format sets `import_steps(context, path,
-    **options)` (a generator of progress steps returning (object, Messages)); the operator's other
-    properties are its options."""
-
-    def steps(self, context):
-        options = self.as_keywords(ignore=("filepath", "filter_glob", "interactive"))  # pyright: ignore[reportAttributeAccessIssue]
-        options["obj_path"] = bpy.path.abspath(options["obj_path"]) if options["obj_path"] else ""
-        return self.import_steps(context, self.filepath, **options)  # pyright: ignore[reportAttributeAccessIssue]
-
-    def finished(self, context, result):
-        result[1].report(self)
-
-
 def axis_properties(forward, up):
     """(forward, up) axis properties with a format's defaults."""
     return (
@@ -152,6 +138,26 @@ class RangeExport(ExportHelper):
             return {"CANCELLED"}
         self.report({"INFO"}, done)  # pyright: ignore[reportAttributeAccessIssue]
         return {"FINISHED"}
+
+
+class MeshFileImport(DroppableImport):
+    """A DroppableImport of one mesh-animation file: a format sets `import_steps(context, path,
+    **options)` (a generator of progress steps returning (object, Messages)); the operator's other
+    properties are its options: those every mesh animation has are here."""
+
+    bl_options = {"REGISTER", "UNDO", "PRESET"}
+    obj_path: static_mesh_property()
+    axis_forward: OBJ_FORWARD
+    axis_up: OBJ_UP
+    frame_start: IntProperty(name="Start Frame", default=1, description="Scene frame of the file's first frame")
+
+    def steps(self, context):
+        options = self.as_keywords(ignore=("filepath", "filter_glob", "interactive"))  # pyright: ignore[reportAttributeAccessIssue]
+        options["obj_path"] = bpy.path.abspath(options["obj_path"]) if options["obj_path"] else ""
+        return self.import_steps(context, self.filepath, **options)  # pyright: ignore[reportAttributeAccessIssue]
+
+    def finished(self, context, result):
+        result[1].report(self)
 
 
 def _poll_drop(cls, context):

@@ -2,17 +2,14 @@
 is done by build.animated_mesh.import_famc_steps and read.mesh.export_famc."""
 
 import bpy
-from bpy.props import EnumProperty, IntProperty, StringProperty
+from bpy.props import EnumProperty, StringProperty
 
 from ..build.animated_mesh import import_famc_steps
 from ..common.registration import (
-    OBJ_FORWARD,
-    OBJ_UP,
     MeshAnimationExport,
     MeshFileImport,
     RangeExport,
     file_format,
-    static_mesh_property,
 )
 from ..read.mesh import export_famc
 
@@ -22,7 +19,6 @@ class ImportFAMC(bpy.types.Operator, MeshFileImport):
 
     bl_idname = "import_mesh.famc"
     bl_label = "Import FAMC (Mocap I/O)"
-    bl_options = {"REGISTER", "UNDO", "PRESET"}
 
     filename_ext = ".famc"
     import_steps = staticmethod(import_famc_steps)
@@ -31,15 +27,15 @@ class ImportFAMC(bpy.types.Operator, MeshFileImport):
         name="Mode",
         default="CACHE",
         items=[
-            ("CACHE", "Mesh Cache", "The decoded frames in a .pc2 beside the .blend, played by a Mesh Cache modifier"),
+            (
+                "CACHE",
+                "Mesh Cache",
+                "The decoded frames in a .pc2 (in mocap_io_cache beside the .blend) played by Mesh Cache",
+            ),
             ("SHAPE_KEYS", "Shape Keys", "One shape key per frame, kept in the .blend (heavier; no file beside it)"),
         ],
         description="How the animation is built",
     )
-    obj_path: static_mesh_property()
-    axis_forward: OBJ_FORWARD
-    axis_up: OBJ_UP
-    frame_start: IntProperty(name="Start Frame", default=1, description="Scene frame of the first frame")
 
 
 class ExportFAMC(bpy.types.Operator, MeshAnimationExport, RangeExport):

@@ -2,17 +2,14 @@
 done by build.ensemble.import_memg_steps and read.mesh.export_memg."""
 
 import bpy
-from bpy.props import EnumProperty, IntProperty, StringProperty
+from bpy.props import EnumProperty, StringProperty
 
 from ..build.ensemble import import_memg_steps
 from ..common.registration import (
-    OBJ_FORWARD,
-    OBJ_UP,
     MeshAnimationExport,
     MeshFileImport,
     RangeExport,
     file_format,
-    static_mesh_property,
 )
 from ..read.mesh import export_memg
 
@@ -22,7 +19,6 @@ class ImportMEMG(bpy.types.Operator, MeshFileImport):
 
     bl_idname = "import_mesh.memg"
     bl_label = "Import Mesh Ensemble (Mocap I/O)"
-    bl_options = {"REGISTER", "UNDO", "PRESET"}
 
     filename_ext = ".memg"
     import_steps = staticmethod(import_memg_steps)
@@ -45,7 +41,6 @@ class ImportMEMG(bpy.types.Operator, MeshFileImport):
         ],
         description="How the animation is built",
     )
-    obj_path: static_mesh_property()
     layout: EnumProperty(
         name="Matrix Order",
         default="auto",
@@ -56,9 +51,6 @@ class ImportMEMG(bpy.types.Operator, MeshFileImport):
         ],
         description="Storage order of the basis and coefficient matrices (the format does not say)",
     )
-    axis_forward: OBJ_FORWARD
-    axis_up: OBJ_UP
-    frame_start: IntProperty(name="Start Frame", default=1, description="Scene frame of the first timestep")
 
 
 class ExportMEMG(bpy.types.Operator, MeshAnimationExport, RangeExport):
