@@ -22,3 +22,8 @@ def manifest(fmt):
         return []
     with open(table, newline="", encoding="utf-8") as f:
         return [row for row in csv.DictReader(f, delimiter="\t") if row["format"] == fmt]
+
+
+def by_path(rows):
+    """Manifest rows as pytest parameters named by their path ([] without a corpus: the test is skipped)."""
+    return [pytest.param(row, id=row["path"]) for row in rows]

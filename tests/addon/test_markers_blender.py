@@ -17,7 +17,7 @@ from blender_scene import (
     fresh_scene,
     mutants_import_or_fail_cleanly,
 )
-from corpus_files import CORPUS, manifest, needs_corpus
+from corpus_files import CORPUS, by_path, manifest, needs_corpus
 from mocap_io import core
 from mocap_io.addon import export_markers, import_markers
 from mocap_io.addon.build.markers import import_markers_steps
@@ -393,9 +393,7 @@ ROWS = manifest("c3d") + manifest("trc")
 
 
 @needs_corpus
-@pytest.mark.parametrize(
-    "row", [r for r in ROWS if r["path"].lower().endswith((".c3d", ".trc"))], ids=lambda r: r["path"]
-)
+@pytest.mark.parametrize("row", by_path(r for r in ROWS if r["path"].lower().endswith((".c3d", ".trc"))))
 def test_corpus_files_import_as_the_core_reads_them(row, tmp_path):
     """`ok` and `error (strict)` files import (the latter fail in strict mode, leaving nothing);
     `error` files fail, leaving nothing. Imported positions equal the core's at sampled frames."""

@@ -7,7 +7,7 @@ import re
 import numpy as np
 import pytest
 
-from corpus_files import CORPUS, manifest, needs_corpus
+from corpus_files import CORPUS, by_path, manifest, needs_corpus
 from mocap_io import core
 from mocap_io.core.formats import asf
 from mocap_io.core.frame_rate import snap_rate
@@ -24,7 +24,7 @@ def test_the_corpus_has_asf_and_amc_files():
 
 
 @needs_corpus
-@pytest.mark.parametrize("row", [r for r in ROWS if r["format"] == "asf"], ids=lambda r: r["path"])
+@pytest.mark.parametrize("row", by_path(r for r in ROWS if r["format"] == "asf"))
 def test_every_asf_loads(row):
     motion = core.read(CORPUS / row["path"])
     bones = int(re.match(r"(\d+) bones \+ root", row["joints_or_vertices"]).group(1))
@@ -34,7 +34,7 @@ def test_every_asf_loads(row):
 
 
 @needs_corpus
-@pytest.mark.parametrize("row", AMC, ids=lambda r: r["path"])
+@pytest.mark.parametrize("row", by_path(AMC))
 def test_every_amc_loads_and_round_trips(row, tmp_path):
     motion = core.read(CORPUS / row["path"])  # the .asf beside it
     assert motion.frame_count == int(row["frames"]) and motion.fps == 120.0
