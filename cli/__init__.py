@@ -194,6 +194,7 @@ def _parser():
             "mocap-io retarget walk.bvh rig.bvh walk_on_rig.bvh",
             "mocap-io retarget walk.bvh rig.htr out.htr --map walk_to_rig.json",
             "mocap-io retarget walk.bvh rig.bvh out.bvh --save-map walk_to_rig.json   (edit it, then use --map)",
+            "mocap-io retarget walk.bvh rig.bvh out.bvh --preview check.png   (source and result side by side)",
         ],
         (common, reading, writing),
     )
@@ -204,26 +205,41 @@ def _parser():
     sub.add_argument("--save-map", metavar="JSON", help="write the bone map used (found or given) as a preset")
     sub.add_argument("--root-scale", default="legs", help="'legs' (default: by leg length ratio) or a number")
     sub.add_argument("--fix-feet", action="store_true", help="keep feet still where the source's feet stand")
+    sub.add_argument(
+        "--preview",
+        metavar="PNG",
+        help="also draw the source and the result at the same frames, side and front, with their floors "
+        "(as 'preview SOURCE OUTPUT PNG --shared-view'; needs Pillow)",
+    )
 
     sub = command(
         "preview",
         _preview,
         "A picture of a file at a glance: PNG stick figures (wireframes for meshes) at evenly spaced frames in "
-        "three views with joint-speed plots, or an animated GIF.",
+        "three views with joint-speed plots, or an animated GIF. Two motions: both side by side at the same "
+        "times, from the side and the front, each above its floor.",
         [
             "mocap-io preview walk.bvh walk.png",
             "mocap-io preview walk.bvh walk.png --size 1600x1000 --poses 12",
             "mocap-io preview walk.bvh walk.gif",
             "mocap-io preview cloth.pc2 cloth.png",
+            "mocap-io preview walk.bvh walk_on_rig.bvh check.png --shared-view   (a retarget and its source)",
         ],
         (common, reading),
     )
-    sub.add_argument("input")
+    sub.add_argument("inputs", nargs="+", metavar="INPUT", help="one file, or two motions to compare")
     sub.add_argument("output", help="a .png (the sheet) or a .gif (the motion playing); '-': PNG to stdout")
     sub.add_argument("--size", type=_size, metavar="WxH", help="image size (default 1200x800; GIF 960x360)")
-    sub.add_argument("--poses", type=int, default=None, metavar="N", help="poses drawn per view (default 8; meshes 4)")
+    sub.add_argument(
+        "--poses", type=int, default=None, metavar="N", help="poses drawn per view (default 8; meshes 4; two inputs 6)"
+    )
     sub.add_argument("--up", choices=("x", "y", "z", "-x", "-y", "-z"), help="the up axis (default: found)")
     sub.add_argument("--gif-fps", type=_positive, default=25.0, metavar="FPS", help="GIF: at most this many frames/s")
+    sub.add_argument(
+        "--shared-view",
+        action="store_true",
+        help="two inputs: see the second from the first's side and front (same up and facing; default: each its own)",
+    )
 
     sub = command(
         "rib",
@@ -391,6 +407,8 @@ def _retarget(args):
     from ..core import auto_map, retarget
     from ..core.bone_map import load_preset, save_preset
 
+    if args.preview is not None:
+        _check_comparison_output(args.preview, args.output)
     source, target = _motion(args, args.source), _motion(args, args.target)
     bone_map = load_preset(args.map) if args.map else auto_map(source.skeleton, target.skeleton)
     if not bone_map:
@@ -400,14 +418,66 @@ def _retarget(args):
     if args.save_map:
         save_preset(bone_map, args.save_map)
     files.write(motion, args.output, files.write_options(args), args.to_format)
+    if args.preview is not None:
+        from .preview import compare
+
+        compare(
+            source,
+            motion,
+            args.preview,
+            labels=("source", "target"),
+            names=(_shown(args.source), f"{_shown(args.output)} (on {_shown(args.target)})"),
+            shared_view=True,
+            title=f"retarget {args.source} onto {args.target}",
+        )
     return OK
 
 
-def _preview(args):
-    from .preview import preview
+def _shown(path):
+    """A file's name as a picture shows it: without its folder."""
+    return "<stdin>" if path == files.STDIO else os.path.basename(path)
 
-    data = files.read(args.input, files.read_options(args), args.from_format)
-    preview(data, args.output, size=args.size, poses=args.poses, up=args.up, gif_fps=args.gif_fps, title=args.input)
+
+def _check_comparison_output(output, other=None):
+    """Refuse, before any work, a comparison that cannot be written: not a PNG, or no Pillow."""
+    from .preview import _pillow
+
+    if output.lower().endswith(".gif"):
+        raise UsageError(f"{output}: two motions are compared in a PNG, not a GIF")
+    if output == files.STDIO and other == files.STDIO:
+        raise UsageError("the motion and the preview cannot both go to standard output ('-')")
+    _pillow()
+
+
+def _preview(args):
+    from .preview import compare, preview
+
+    if len(args.inputs) > 2:
+        raise UsageError(f"preview draws one file or compares two, not {len(args.inputs)}")
+    if len(args.inputs) == 1:
+        if args.shared_view:
+            warnings.warn("--shared-view applies to two inputs: ignored", stacklevel=1)
+        data = files.read(args.inputs[0], files.read_options(args), args.from_format)
+        preview(
+            data, args.output, size=args.size, poses=args.poses, up=args.up, gif_fps=args.gif_fps, title=args.inputs[0]
+        )
+        return OK
+    if args.inputs.count(files.STDIO) > 1:
+        raise UsageError("only one input can be standard input ('-')")
+    _check_comparison_output(args.output)
+    first, second = (files.read(path, files.read_options(args), args.from_format) for path in args.inputs)
+    compare(
+        first,
+        second,
+        args.output,
+        labels=("first", "second"),
+        names=tuple(_shown(path) for path in args.inputs),
+        size=args.size,
+        poses=args.poses,
+        up=args.up,
+        shared_view=args.shared_view,
+        title=f"{args.inputs[0]} and {args.inputs[1]}",
+    )
     return OK
 
 

@@ -2,7 +2,8 @@
 
 PNG: poses at evenly spaced frames, coloured from dark (first) to light (last), in three views
 (front, side, top; one scale for all three) above a plot of every point's speed over time (the five
-fastest in colour). GIF: the three views playing. Meshes are drawn as wireframes.
+fastest in colour). GIF: the three views playing. Meshes are drawn as wireframes. Two motions (`compare`): both at the
+same times, from the side and the front of each, above its floor (a retarget against its source).
 
 Pillow is the imaging dependency (the optional extra `mocap_io[preview]`): one well-kept package
 with no dependencies of its own that draws lines and text and writes PNG and animated GIF itself;
@@ -17,7 +18,7 @@ import numpy as np
 
 from ..core.atomic import atomic_write
 from ..core.figure import Figure
-from . import MissingDependency
+from . import MissingDependency, UsageError
 
 _STOPS = np.array([(68, 1, 84), (59, 82, 139), (33, 145, 140), (94, 201, 98), (253, 231, 37)], dtype=float)
 _HIGHLIGHT = [(228, 26, 28), (55, 126, 184), (77, 175, 74), (152, 78, 163), (255, 127, 0)]
@@ -257,3 +258,310 @@ def _gif(figure, views, size, gif_fps, title):
                 _draw_pose(draw, panel, figure, pose, colour, 2, 2)
             images.append(image.convert("P", palette=Image.Palette.ADAPTIVE, colors=16))
     return images, milliseconds
+
+
+# --- two motions side by side: `mocap-io preview A B OUT.png`, `mocap-io retarget ... --preview OUT.png` ---
+
+_PAIR_COLOURS = [(31, 99, 180), (214, 39, 40)]  # first (source): blue, second (target): red
+_FLOOR = (110, 110, 110)
+
+
+def compare(
+    first,
+    second,
+    output,
+    *,
+    labels=("first", "second"),
+    names=("", ""),
+    size=None,
+    poses=None,
+    up=None,
+    shared_view=False,
+    title="",
+):
+    """Draw two Motions side by side to the PNG `output` ('-': standard output): the poses of both at
+    the same times (`poses`, default 6, evenly over the time both cover), rows source side, target
+    side, source front, target front (the side and the front of each figure, from its up and its
+    facing: from its right hip to its left, turned a quarter about up), each figure at one height
+    (its rest pose's, see _rest_size) above a floor line at its own floor (the lowest point any foot
+    reaches in the take).
+
+    labels      the row names ("source", "target")
+    names       the file names shown with them
+    up          "x", "-z", ...: the up axis of both (default: each Figure.up)
+    shared_view draw the second figure from the first's side and front too (the same up and facing):
+                for motions in one world, such as a retarget and its source, so that a figure turned
+                the wrong way shows turned
+    """
+    figures = [Figure(m) for m in (first, second)]
+    for figure, name in zip(figures, names):
+        if figure.kind != "skeleton":
+            raise ValueError(f"{name}: holds {type(figure.data).__name__}; comparing two files works on motions")
+        if not figure.frame_count:
+            raise ValueError(f"{name}: no frames to draw")
+    if str(output).lower().endswith(".gif"):
+        raise ValueError(f"{output}: two motions are compared in a PNG, not a GIF")
+    forced = None if up is None else np.eye(3)["xyz".index(up[-1])] * (-1 if up.startswith("-") else 1)
+    subjects = []
+    for k, figure in enumerate(figures):
+        view = subjects[0].view if shared_view and k else None
+        subjects.append(_Subject(figure, labels[k], names[k], _PAIR_COLOURS[k], forced, view))
+    times, span = _common_times(figures, poses or 6)
+    for subject in subjects:
+        subject.choose(times)
+    image = _comparison_sheet(subjects, times, span, size or (1200, 800), title)
+    buffer = io.BytesIO()
+    image.save(buffer, format="PNG")
+    if output == "-":
+        sys.stdout.buffer.write(buffer.getvalue())
+        sys.stdout.flush()
+    else:
+        with atomic_write(output) as f:
+            f.write(buffer.getvalue())
+
+
+def _common_times(figures, count):
+    """`count` times (s) evenly over the time every figure of more than one frame covers (a figure of
+    one frame is that pose at every time), and that span."""
+    spans = [(f.frame_count - 1) / f.fps for f in figures if f.frame_count > 1]
+    span = min(spans) if spans else 0.0
+    return (np.linspace(0.0, span, max(1, count)) if span > 0 else np.zeros(1)), span
+
+
+class _Subject:
+    """One motion of a comparison: how it is seen (up, facing), its floor and size, which points are
+    feet and which are on the right side, and its poses at the chosen times."""
+
+    def __init__(self, figure, label, name, colour, up, view):
+        from ..core.bone_map import find_roles
+        from ..core.skeleton import child_lists, descendants
+
+        self.figure, self.label, self.name, self.colour = figure, label, name, colour
+        self.pale = tuple(int(c + (255 - c) * 0.55) for c in colour)
+        skeleton = figure.data.skeleton
+        roles = find_roles(skeleton)
+        children = child_lists(skeleton.parents)
+        joints, ends = skeleton.joint_count, np.asarray(skeleton.end_site_parents, dtype=np.intp)
+
+        def points_below(tops):
+            below = np.zeros(joints, dtype=bool)
+            for top in tops:
+                below[descendants(children, top)] = True
+            return np.concatenate([below, below[ends]])
+
+        self.feet = points_below([roles[f"foot.{s}"] for s in "LR" if f"foot.{s}" in roles])
+        self.right = points_below([j for role, j in roles.items() if role.endswith(".R") and np.ndim(j) == 0])
+        self.centre = roles.get("hips", 0)  # each pose is drawn centred on it
+        # what the drawing is fitted to and drawn in colour: not a ground joint above the hips (drawn faint)
+        self.body = points_below([self.centre]) if "hips" in roles else np.ones(len(self.feet), dtype=bool)
+        if view is None:
+            up = figure.up if up is None else up
+            view = (up, _facing(figure, roles, up))
+        self.view = view
+        self.up, self.forward = view
+        self.size = _rest_size(skeleton, roles, self, figure)
+        self.floor, self.floor_of = self._floor()
+
+    def _floor(self):
+        """The lowest height along `up` of a foot point (else of any point) over every frame."""
+        which = self.feet if self.feet.any() else np.ones_like(self.feet)
+        low = np.inf
+        for _, points in self.figure.blocks():
+            heights = points[:, which] @ self.up
+            if np.isfinite(heights).any():
+                low = min(low, float(np.nanmin(heights)))
+        return (low if np.isfinite(low) else 0.0), ("lowest foot point" if self.feet.any() else "lowest point")
+
+    def choose(self, times):
+        """The frame nearest each time and the poses there."""
+        self.frames = np.clip(np.round(times * self.figure.fps).astype(int), 0, self.figure.frame_count - 1)
+        self.poses = self.figure.points(self.frames)
+
+    def views(self):
+        """(name, screen right, screen up) of the side (the figure walking to the right) and the front
+        (the figure facing the viewer: its left on the right)."""
+        return [("side", self.forward, self.up), ("front", np.cross(-self.forward, self.up), self.up)]
+
+    def flat(self, right):
+        """(P, N, 2) the poses in a view in sizes: across from the hips, up from the floor."""
+        across = (self.poses - self.poses[:, self.centre : self.centre + 1]) @ right
+        return np.stack([across, self.poses @ self.up - self.floor], axis=-1) / self.size
+
+    def describe(self):
+        """The figure's line of the heading."""
+        f, axis = self.figure, int(np.argmax(np.abs(self.up)))
+        floor = self.floor * float(np.sign(self.up[axis]))
+        return (
+            f"{self.label}: {self.name}   {f.frame_count} frames at {f.fps:.6g} fps   {self.size:.4g} file units "
+            f"tall (rest pose)   up {_axis_name(self.up)}, faces {_axis_name(self.forward)}   "
+            f"floor {'xyz'[axis]} = {floor:.3g}"
+        )
+
+
+def _axis_name(vector):
+    """ "+Z" for a direction near an axis (within 5 degrees), else its rounded components."""
+    axis = int(np.argmax(np.abs(vector)))
+    if abs(vector[axis]) > np.cos(np.radians(5)):
+        return ("+" if vector[axis] > 0 else "-") + "XYZ"[axis]
+    return "(" + ", ".join(f"{round(v, 2) + 0.0:.2f}" for v in vector) + ")"  # + 0.0: no "-0.00"
+
+
+def _facing(figure, roles, up):
+    """(3,) the unit direction the figure faces, across `up`: the left hip (else shoulder, ...) from
+    the right one, turned a quarter about `up`, averaged over up to 25 frames; when the skeleton has
+    no left and right, the axis after `up` (+Z for +Y up), as the one-figure views take it."""
+    for part in ("thigh", "hip", "upper_arm", "clavicle", "foot", "shin"):
+        if f"{part}.L" in roles and f"{part}.R" in roles:
+            points = figure.points(np.unique(np.linspace(0, figure.frame_count - 1, 25).astype(int)))
+            across = points[:, roles[f"{part}.L"]] - points[:, roles[f"{part}.R"]]
+            across -= np.outer(across @ up, up)
+            lengths = np.linalg.norm(across, axis=1)
+            good = lengths > 0
+            if good.any():
+                left = (across[good] / lengths[good, None]).mean(axis=0)
+                if np.linalg.norm(left) > 1e-3:
+                    forward = np.cross(left, up)
+                    return forward / np.linalg.norm(forward)
+    return np.eye(3)[(int(np.argmax(np.abs(up))) + 1) % 3]
+
+
+def _rest_size(skeleton, roles, subject, figure):
+    """The figure's height: from the lowest foot point to the top of the head (the head joint and what
+    is below it in the tree, its End Site) in the rest pose, along the rest pose's hips-to-head
+    direction, so that arms held out in a T pose or up do not count and a rest pose lying down does;
+    without a hips and a head, the largest extent of the rest pose (else of the take); 1 when it has
+    no extent."""
+    from ..core.fk import points_in_world
+    from ..core.skeleton import child_lists, descendants
+
+    linear, position = skeleton.rest_world()
+    ends = points_in_world(linear[None], position[None], skeleton.end_site_parents, skeleton.end_site_offsets)[0]
+    points = np.concatenate([position, ends])
+    head = roles.get("head")
+    size = 0.0
+    if "hips" in roles and head is not None and np.linalg.norm(position[head] - position[roles["hips"]]) > 0:
+        along = position[head] - position[roles["hips"]]
+        heights = points @ (along / np.linalg.norm(along))
+        top = np.zeros(skeleton.joint_count, dtype=bool)
+        top[descendants(child_lists(skeleton.parents), head)] = True
+        top = np.concatenate([top, top[np.asarray(skeleton.end_site_parents, dtype=np.intp)]])
+        size = float(heights[top].max() - heights[subject.feet if subject.feet.any() else subject.body].min())
+    if not size > 0:
+        size = float(np.ptp(points[subject.body], axis=0).max())
+    if not size > 0:
+        low, high = figure.bounds()
+        size = float((high - low).max())
+    return size if size > 0 else 1.0
+
+
+def _comparison_sheet(subjects, times, span, size, title):
+    """The image: a heading (title, a line per figure, the key), the times over the columns, then the
+    rows source side, target side, source front, target front; one pose per cell, every cell of both
+    figures at one scale in heights (so both stand equally tall) with the floor at one level."""
+    Image, ImageDraw, _ = _pillow()
+    width, height = size
+    image = Image.new("RGB", size, _BACKGROUND)
+    draw = ImageDraw.Draw(image)
+    font_size = max(10, height // 60)
+    font, small = _font(font_size), _font(max(9, font_size - 2))
+    line = font_size + 6
+    floors = " or ".join(dict.fromkeys(s.floor_of for s in subjects))
+    key = f"thick, dots: feet   pale: right side   grey line: floor ({floors} of the take)"
+    key_width = draw.textlength(key, font=small)
+    draw.text((width - 8 - key_width, 6), key, fill=_INK, font=small)
+    draw.text((8, 4), _fit(draw, title, font, width - key_width - 30), fill=_INK, font=font)
+    for k, subject in enumerate(subjects):
+        y = 4 + line * (k + 1)
+        draw.rectangle([8, y + 2, 8 + font_size, y + font_size], fill=subject.colour)
+        draw.text(
+            (16 + font_size, y), _fit(draw, subject.describe(), font, width - 24 - font_size), fill=_INK, font=font
+        )
+    top = 4 + line * 3
+    label_width = max(90, width // 9)
+    draw.text(
+        (8, top + 2), "time" + (" (common part)" if _durations_differ(subjects, span) else ""), fill=_INK, font=small
+    )
+    columns = len(times)
+    cell_width = (width - label_width - 4) / columns
+    for c, t in enumerate(times):
+        draw.text((label_width + c * cell_width + 6, top), f"{t:.2f} s", fill=_INK, font=font)
+    top += line
+    gap = max(6, height // 100)
+    row_height = (height - top - 4 - gap) / 4
+    label_height = font_size + 4
+    pad = max(4, int(min(cell_width, row_height)) // 30)
+    inner = (cell_width - 2 * pad, row_height - label_height - 2 * pad)
+    if min(inner) < 16:
+        raise UsageError(
+            f"{width}x{height} is too small for {columns} poses of two figures: give a larger --size or fewer --poses"
+        )
+    flats = [[s.flat(right) for _, right, _ in s.views()] for s in subjects]
+    body = np.concatenate([f[:, s.body].reshape(-1, 2) for s, pair in zip(subjects, flats) for f in pair])
+    body = body[np.isfinite(body).all(axis=1)]
+    across = max(float(np.abs(body[:, 0]).max()), 1e-9) if len(body) else 1.0
+    below = max(0.0, -float(body[:, 1].min())) if len(body) else 0.0
+    above = max(float(body[:, 1].max()), 1e-9) if len(body) else 1.0
+    scale = min(inner[0] / (2 * across), inner[1] / (above + below))  # pixels per figure size
+    thick = max(2, round(scale * 0.012))
+    for v in range(2):  # source side, target side, (a gap), source front, target front
+        for k, subject in enumerate(subjects):
+            y0 = round(top + (2 * v + k) * row_height + v * gap)
+            y1 = round(top + (2 * v + k + 1) * row_height + v * gap)
+            view = subject.views()[v][0]
+            draw.rectangle([4, y0 + 1, label_width - 4, y1 - 1], fill=(244, 244, 244))
+            draw.text((10, y0 + 6), subject.label, fill=subject.colour, font=font)
+            draw.text((10, y0 + 6 + line), _fit(draw, subject.name, small, label_width - 18), fill=_INK, font=small)
+            draw.text((10, y0 + 6 + 2 * line), f"{view} view", fill=_INK, font=font)
+            for c in range(columns):
+                x0, x1 = round(label_width + c * cell_width), round(label_width + (c + 1) * cell_width)
+                cell = Image.new("RGB", (x1 - x0 - 2, y1 - y0 - 2), _BACKGROUND)  # drawn apart: clipped to its box
+                _draw_cell(ImageDraw.Draw(cell), cell.size, subject, flats[k][v][c], c, scale, below, pad, thick, small)
+                image.paste(cell, (x0 + 1, y0 + 1))
+                draw.rectangle([x0, y0, x1 - 1, y1 - 1], outline=_FAINT)
+    return image
+
+
+def _draw_cell(draw, size, subject, flat, column, scale, below, pad, thick, font):
+    """One pose (`flat`: (N, 2) in sizes, across from the hips and up from the floor) in a cell of `size`."""
+    width, height = size
+    floor = height - pad - below * scale
+    draw.line([(pad, floor), (width - pad, floor)], fill=_FLOOR, width=max(1, thick - 1))
+    draw.text((5, 2), f"frame {subject.frames[column] + 1}", fill=_INK, font=font)
+    pixels = np.stack([width / 2 + flat[:, 0] * scale, floor - flat[:, 1] * scale], axis=-1)
+    _draw_subject(draw, subject, pixels, thick)
+
+
+def _draw_subject(draw, subject, pixels, thick):
+    """One pose: bones as lines (the right side pale, the left over it; a joint above the hips, such
+    as a ground joint, faint), the feet thicker with a dot at each foot point."""
+    segments = subject.figure.segments
+    shown = np.isfinite(pixels[segments]).all(axis=(1, 2))
+    right, body = subject.right[segments[:, 1]], subject.body[segments].all(axis=1)
+    for group in (shown & ~body, shown & body & right, shown & body & ~right):
+        for s in np.flatnonzero(group):
+            a, b = segments[s]
+            colour = _FAINT if not body[s] else subject.pale if right[s] else subject.colour
+            foot = subject.feet[a] and subject.feet[b]
+            draw.line([tuple(pixels[a]), tuple(pixels[b])], fill=colour, width=2 * thick + 1 if foot else thick)
+    dot = thick + 1
+    for j in np.flatnonzero(subject.feet):
+        if np.isfinite(pixels[j]).all():
+            x, y = pixels[j]
+            colour = subject.pale if subject.right[j] else subject.colour
+            draw.ellipse([x - dot, y - dot, x + dot, y + dot], fill=colour, outline=_INK)
+
+
+def _durations_differ(subjects, span):
+    return any(
+        s.figure.frame_count > 1 and (s.figure.frame_count - 1) / s.figure.fps > span + 0.5 / s.figure.fps
+        for s in subjects
+    )
+
+
+def _fit(draw, text, font, width):
+    """`text` cut with an ellipsis to fit `width` pixels."""
+    if draw.textlength(text, font=font) <= width:
+        return text
+    while text and draw.textlength(text + "...", font=font) > width:
+        text = text[:-1]
+    return text + "..."

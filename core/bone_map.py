@@ -83,7 +83,9 @@ _SEGMENT_WORDS = {"metacarpal": 0, "meta": 0, "in": 0, "root": 0, "base": 1, "pr
 _SEGMENT_WORDS |= {"tip": 3, "distal": 3, "hand": None, "f": None}
 _LEFT, _RIGHT = {"left", "l", "lf", "lft"}, {"right", "r", "rt", "rgt"}
 _PREFIXES = {"def", "org", "mch", "fk", "bip", "mixamorig", "cc", "base", "jnt", "joint", "b", "bn", "bone"}
+_PREFIXES |= {"skeleton", "armature"}  # glTF and FBX exports: the armature's name before the bone's
 _SUFFIXES = {"jnt", "jt", "bone", "bn", "bind"}  # not "joint": CMU's "LHipJoint" is a bone of its own
+_GENERIC = {"joint", "jnt", "jt", "bone", "bn", "bind"}  # words for any bone, within a name: "arm_joint_L_2"
 _NOT_A_BODY_PART = {"end", "nub", "top", "twist", "roll", "ik", "pole", "target", "ctrl", "mch", "helper", "share"}
 
 
@@ -117,9 +119,10 @@ def find_roles(skeleton):
     """{role: joint index} of the body parts found on `skeleton`; "spine" and "neck" map to lists
     of joints, bottom to top. Limb roles ("upper_arm.L", "thigh.R", "index.1.L", ...) come from names
     (case, separators, prefixes such as "mixamorig:" or "DEF-", sides as Left/L_/.L/_l/r...), and where
-    names fail from structure (see `_structure_roles`). The torso follows from the limbs: the hips
-    are where the legs meet, the chest (top of the spine) where the arms meet, the neck leads from
-    there to the head.
+    names fail from structure (see `_structure_roles`); where names give only limb and side
+    ("arm_joint_L__4_", "leg_joint_R_1"), the shape of that chain decides (see `_along_roles`). The
+    torso follows from the limbs: the hips are where the legs meet, the chest (top of the spine)
+    where the arms meet, the neck leads from there to the head.
     """
     roles = _name_roles(skeleton)
     taken = {j for value in roles.values() for j in np.ravel(value)}
@@ -200,7 +203,9 @@ def _normal(name):
 def _parse(name):
     """(side "L", "R" or None, chain, candidate roles) of a joint name, or None for a name that
     is no body part: chain is "arm", "leg", "torso" or a finger; roles are role names or, for
-    fingers, segment numbers (0 metacarpal, 1 proximal, ...)."""
+    fingers, segment numbers (0 metacarpal, 1 proximal, ...). No candidates: a joint somewhere
+    along the limb, named by the limb alone with a number or a generic word ("arm_joint_L__4_",
+    "leg_joint_R_1", "arm.L.002"), whose role the chain's shape decides (see `_along_roles`)."""
     tokens = _tokens(name)
     if _normal(name) in _WORDS["torso"]:  # "L5", "T12": vertebrae, not sides
         return None, "torso", tuple(_WORDS["torso"][_normal(name)])
@@ -214,6 +219,10 @@ def _parse(name):
     words = [t for t in tokens if t not in _LEFT | _RIGHT and not t.isdigit()]
     numbers = [int(t) for t in tokens if t.isdigit()]
     key = "".join(words)
+    generic = not _known(key) and bool(_GENERIC & set(words))
+    if generic:  # "torso_joint_2", "arm_joint_L_3": the body part is in the other words
+        words = [w for w in words if w not in _GENERIC]
+        key = "".join(words)
     if not sides and key[:1] in ("l", "r") and not _known(key) and _known(key[1:]):  # "lhumerus", "rfoot"
         sides, key, words = {key[0].upper()}, key[1:], [key[1:]]
     side = sides.pop() if len(sides) == 1 else None
@@ -222,6 +231,8 @@ def _parse(name):
     if side is None:
         return None
     for chain in ("arm", "leg"):
+        if key == chain and (generic or numbers):  # a joint of a numbered limb chain
+            return side, chain, ()
         if key in _WORDS[chain]:
             return (side, chain, tuple(_WORDS[chain][key])) if not any(numbers) else None  # .001: a twist segment
     fingers = {_FINGER_WORDS[w] for w in words if w in _FINGER_WORDS}
@@ -238,13 +249,19 @@ def _known(key):
 
 def _name_roles(skeleton):
     """Roles from names: each chain's joints in file order (parents first) get the most roles their
-    candidates allow in increasing chain order (see `_assign`)."""
+    candidates allow in increasing chain order (see `_assign`); limbs named only as a limb along
+    their joints ("arm_joint_L_1", "arm_joint_L_2", ...) get theirs from their shape (`_along_roles`)."""
     chains = {}
     for j, name in enumerate(skeleton.names):
         parsed = _parse(name)
         if parsed is not None:
             side, chain, candidates = parsed
             chains.setdefault((side, chain), []).append((j, candidates))
+    along = {}
+    for (side, chain), members in chains.items():
+        if any(not candidates for _, candidates in members):  # "arm.L" is the limb too beside "arm.L.001"
+            along[side, chain] = [j for j, candidates in members if not candidates or _limb_only(skeleton.names[j])]
+            chains[side, chain] = [(j, candidates) for j, candidates in members if j not in along[side, chain]]
     roles = {}
     for (side, chain), members in chains.items():
         order = {"arm": ARM, "leg": LEG, "torso": TORSO}.get(chain, range(5))
@@ -258,7 +275,35 @@ def _name_roles(skeleton):
                 roles.setdefault(f"torso.{role}", []).append(j)
             else:
                 roles[f"{role}.{side}"] = j
+    if along:
+        roles.update(_along_roles(skeleton, along, roles))
     return roles
+
+
+def _limb_only(name):
+    """Whether a name says only which limb ("arm.L", "Leg_R"): with numbers along it, the first joint of its chain."""
+    tokens = [t for t in _tokens(name) if t not in _LEFT | _RIGHT | _PREFIXES | _GENERIC and not t.isdigit()]
+    return tokens in (["arm"], ["leg"])
+
+
+def _along_roles(skeleton, along, roles):
+    """Roles of the joints that names place only on a limb and side ({(side, "arm"): joints}): down
+    the chain they form with the joints of that limb that names did place, the two longest bones in
+    a row are the upper arm and forearm (thigh and shin), as in `_limb`, whatever their numbers."""
+    parents = skeleton.parents
+    _, position = skeleton.rest_world()
+    found = {}
+    for (side, chain), members in along.items():
+        order = ARM[:4] if chain == "arm" else LEG
+        named = {roles[f"{role}.{side}"] for role in order if f"{role}.{side}" in roles}
+        line = []
+        for j in sorted(set(members) | named):  # parents come first: root to tip, twist bones between skipped
+            if not line or line[-1] in _path(parents, -1, j):
+                line.append(j)
+        for role, j in _along(line, position, order).items():
+            if j in members and f"{role}.{side}" not in roles:
+                found[f"{role}.{side}"] = j
+    return found
 
 
 def _assign(candidates, repeat):
@@ -285,7 +330,8 @@ def _assign(candidates, repeat):
 def _structure_roles(skeleton):
     """Limb roles from the hierarchy and rest pose alone: the hips are the joint where three large
     branches meet (two legs and the spine, the largest); the arms are the two largest branches off
-    the path from the hips to the top of the spine. In each limb the upper and lower bone are the
+    the path from the hips to the top of the spine, above the hips (not legs larger than the arms,
+    not a tail). In each limb the upper and lower bone are the
     longest two in a row; left is the side the toes point left of (or +X without toes: the left of
     both BVH's and Blender's conventions)."""
     parents = skeleton.parents
@@ -301,7 +347,7 @@ def _structure_roles(skeleton):
     top = max(descendants(children, spine), key=lambda j: position[j] @ up)
     path = _path(parents, hips, top)
     on_path = set(path)
-    branches = [c for j in path[:-1] for c in children[j] if c not in on_path]
+    branches = [c for j in path[1:-1] for c in children[j] if c not in on_path]  # not the legs or a tail
     arms = sorted(branches, key=lambda c: -size[c])[:2]
     limbs = {
         "leg": [_limb(children, size, position, r, LEG) for r in legs],
@@ -320,11 +366,16 @@ def _structure_roles(skeleton):
 
 
 def _limb(children, size, position, root, order):
-    """Roles `order` along a limb from `root`, following the largest child: the two longest bones
-    in a row are order[1] and order[2] (upper arm and forearm, thigh and shin)."""
+    """Roles `order` along a limb from `root`, following the largest child (see `_along`)."""
     chain = [root]
     while children[chain[-1]]:
         chain.append(max(children[chain[-1]], key=lambda c: size[c]))
+    return _along(chain, position, order)
+
+
+def _along(chain, position, order):
+    """Roles `order` along a chain of joints, root to tip: the two longest bones in a row are
+    order[1] and order[2] (upper arm and forearm, thigh and shin)."""
     bones = np.linalg.norm(np.diff(position[chain], axis=0), axis=1)
     if len(bones) < 2:
         return {}
@@ -354,23 +405,22 @@ def _torso(skeleton, roles):
     if hips is None:
         hips = named.get("hips", [None])[0]
     found = {} if hips is None else {"hips": hips}
+    children, size = _tree(parents)
     if chest is None or hips is None or hips not in _path(parents, -1, chest):
-        found.update({k: v for k, v in {"spine": named.get("spine"), "neck": named.get("neck")}.items() if v})
-        if "head" in named:
-            found["head"] = named["head"][0]
+        spine = [j for j in named.get("spine", []) if j != hips]  # "torso_joint_1" may be the hips
+        neck = named.get("neck", [])
+        head = named["head"][0] if "head" in named else _tip(children, size, neck[-1]) if neck else None
+        found.update({k: v for k, v in {"spine": spine, "neck": [j for j in neck if j != head]}.items() if v})
+        if head is not None:  # a neck chain's top joint without a head above it is the head
+            found["head"] = head
         return found
     spine = _path(parents, hips, chest)[1:]
     limbs = {j for role, j in roles.items() if role.split(".")[0] in ARM}
-    children, size = _tree(parents)
     head = next((j for j in named.get("head", []) if chest in _path(parents, -1, j)[:-1]), None)
     if head is None:  # follow the branch of the chest that holds no arm up the neck
         upward = [c for c in children[chest] if not limbs & set(descendants(children, c))]
         head = max(upward, key=lambda c: size[c], default=None)
-        while head is not None and len(children[head]) == 1:  # a fork (eyes, jaw) hangs from the head
-            below = children[head][0]
-            if len(children[below]) > 1 and size[below] > _FACE:  # a face rig's root: the head is above it
-                break
-            head = below
+        head = None if head is None else _tip(children, size, head)
     if spine:
         found["spine"] = spine
     if head is not None and head != chest:
@@ -379,6 +429,17 @@ def _torso(skeleton, roles):
         if neck:
             found["neck"] = neck
     return found
+
+
+def _tip(children, size, joint):
+    """The head from a joint of the neck: down while there is one child; a fork (eyes, jaw) hangs
+    from the head, and so does a face rig's root (Rigify's `face`, a bone with many under it)."""
+    while len(children[joint]) == 1:
+        below = children[joint][0]
+        if len(children[below]) > 1 and size[below] > _FACE:
+            break
+        joint = below
+    return joint
 
 
 def _tree(parents):

@@ -6,17 +6,26 @@ import numpy as np
 from . import rotations
 
 
-def contacts(positions, up, fps, leg_length, *, height=0.1, speed=0.2, shortest=0.05):
-    """(F,) bool: frames where a foot at `positions` (F, 3) stands on the ground, that is lies
-    within `height` leg lengths above its lowest point along `up` and moves slower than `speed`
-    leg lengths per second (central differences). Gaps between contacts shorter than `shortest`
-    seconds are closed, then contacts shorter than that dropped."""
+def contacts(positions, up, fps, leg_length, *, height=0.05, speed=0.5, release=1.6, shortest=0.05):
+    """(F,) bool: frames where a foot point at `positions` (F, 3) stands on the ground.
+
+    A contact starts where the point lies within `height` leg lengths above its ground level (the
+    2nd percentile of its height along `up` over the take) and moves slower than `speed` leg lengths
+    per second (central differences); it lasts until the point rises above `release` times that
+    height or moves faster than `release` times that speed, so that values near a threshold do not
+    flicker. Gaps between contacts shorter than `shortest` seconds are closed, then contacts
+    shorter than that dropped. The speed threshold is loose enough for runs, whose feet are seen on
+    the ground for a few frames at 30 fps."""
     positions = np.asarray(positions, dtype=float)
     if len(positions) < 2:
         return np.zeros(len(positions), dtype=bool)
     level = positions @ (np.asarray(up, dtype=float) / np.linalg.norm(up))
-    velocity = np.linalg.norm(np.gradient(positions, axis=0), axis=1) * fps
-    contact = (level - level.min() < height * leg_length) & (velocity < speed * leg_length)
+    level = (level - np.percentile(level, 2.0)) / leg_length
+    velocity = np.linalg.norm(np.gradient(positions, axis=0), axis=1) * fps / leg_length
+    enter = (level < height) & (velocity < speed)
+    leave = (level > release * height) | (velocity > release * speed)
+    last = np.maximum.accumulate(np.where(enter | leave, np.arange(len(level)), -1))
+    contact = np.where(last >= 0, enter[np.maximum(last, 0)], False)
     frames = shortest * fps
     return _flip_short_runs(_flip_short_runs(contact, False, frames), True, frames)
 
@@ -32,29 +41,115 @@ def _flip_short_runs(flags, value, length):
     return flags ^ np.repeat(flip, sizes)
 
 
-def pins(positions, contact, blend):
-    """Goals (F, 3) and weights (F,) that keep a foot still while in contact: each run of contact
-    frames is pinned to its mean position (weight 1), and the goal eases back to the free position
-    `positions` over `blend` frames on either side (smoothstep weights)."""
-    positions = np.asarray(positions, dtype=float)
-    frames = len(contact)
-    if not np.any(contact):
-        return positions.copy(), np.zeros(frames)
+def runs(flags):
+    """[(start, stop), ...] of the runs of True in `flags` (F,)."""
+    edges = np.diff(np.concatenate([[0], np.asarray(flags, dtype=np.int8), [0]]))
+    return list(zip(np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)))
+
+
+HEEL, TOE, FLAT = 1, 2, 3  # the phases of a contact (0: none)
+
+
+def phases(ankle_contact, ball_contact, ankle_speed, ball_speed, turn_speed, still):
+    """(F,) the phase of each frame: HEEL where only the ankle stands, TOE where only the ball does;
+    where both do, FLAT while the foot turns slower than `still` (radians per second, as its speed
+    `turn_speed` (F,)), else HEEL or TOE by which of the two moves slower (a heel striking, a heel
+    rising); 0 where neither stands."""
+    both = ankle_contact & ball_contact
+    rolling = np.where(ankle_speed <= ball_speed, HEEL, TOE)
+    out = np.where(ankle_contact, HEEL, 0) + np.where(ball_contact, TOE, 0)
+    return np.where(both, np.where(turn_speed < still, FLAT, rolling), out)
+
+
+def plant(ankle, offsets, ball, phase, up, floor, heights, settle, hold_limit):
+    """Where a planted foot goes: (ankle goals (F, 3), foot turns (F, 3, 3), planted (F,) bool).
+
+    ankle (F, 3): the foot joint's free world position; offsets (F, N, 3): the foot's points (its
+    joints and their tips) from the ankle in the world, offsets[:, ball] the ball's; phase (F,): see
+    `phases`; up: unit up; floor: the floor's height along up; heights: (ankle, ball) heights
+    above the floor of a flat foot (the rest pose's).
+
+    Each run of planted frames (a contact) holds its pivot's place on the floor plane: the ankle's
+    while the heel stands, the ball's while the toe does; the first phase its mean place, each later
+    one where the previous left it, so heel strike, flat foot and toe roll follow one another without
+    a jump. A flat foot holds both: a turn of the foot (given back, to be applied to the foot with
+    its toes, about the ankle) of at most `hold_limit` radians keeps the ball where it was, beyond
+    which the foot turns about the ball as the source's does (a heel that rises slowly); the turn
+    eases away over `settle` frames of the next phase. Heights: the pivot at its flat height, or
+    higher where the foot's lowest point would go below the floor, as a smooth curve over `settle`
+    frames (feet.ease_up)."""
+    frames = len(ankle)
+    goal, turns = np.array(ankle, dtype=float), np.broadcast_to(np.eye(3), (frames, 3, 3)).copy()
+    planted = phase > 0
+    for start, stop in runs(planted):
+        cuts = np.r_[0, np.flatnonzero(phase[start + 1 : stop] != phase[start : stop - 1]) + 1, stop - start] + start
+        for first, last in zip(cuts[:-1], cuts[1:]):
+            kind, span = phase[first], slice(first, last)
+            held = turns[first - 1] if first > start else np.eye(3)
+            if kind == FLAT:
+                turns[span] = _at_most(
+                    rotations.swing(offsets[span, ball] @ held.T, (held @ offsets[first, ball])[None]) @ held,
+                    hold_limit,
+                )
+            else:
+                turns[span] = _ease_turn(held, last - first, settle)
+            pivot = (
+                np.einsum("fij,fj->fi", turns[span], offsets[span, ball])
+                if kind != HEEL
+                else np.zeros((last - first, 3))
+            )
+            if first == start:
+                placed = ankle[span] + pivot
+                place = np.mean(placed - (placed @ up)[:, None] * up, axis=0)
+            else:  # where the previous phase left it
+                here = goal[first - 1] + (0.0 if kind == HEEL else turns[first - 1] @ offsets[first - 1, ball])
+                place = here - (here @ up) * up
+            goal[span] = place - pivot
+        moved = np.einsum("fij,fnj->fni", turns[start:stop], offsets[start:stop])
+        ball_height = moved[:, ball] @ up
+        flat = np.where(phase[start:stop] == HEEL, heights[0], heights[1] - ball_height)
+        height = floor + np.maximum(flat, -(moved @ up).min(axis=1))
+        above = goal[start:stop] @ up
+        goal[start:stop] += (ease_up(height, int(np.ceil(settle))) - above)[:, None] * up
+    return goal, turns, planted
+
+
+def _at_most(turns, limit):
+    """Rotations (n, 3, 3) `turns` cut back about their own axes to at most `limit` radians."""
+    angles = np.linalg.norm(rotations.quat_to_rotvec(rotations.matrix_to_quat(turns)), axis=1)
+    return rotations.scale_rotation(turns, np.minimum(1.0, limit / np.maximum(angles, 1e-300)))
+
+
+def _ease_turn(turn, frames, settle):
+    """(frames, 3, 3): `turn` easing to no turn over `settle` frames (smoothstep), then none."""
+    x = np.clip(1.0 - (np.arange(frames) + 1.0) / (settle + 1.0), 0.0, 1.0)
+    return rotations.scale_rotation(np.broadcast_to(turn, (frames, 3, 3)), x * x * (3.0 - 2.0 * x))
+
+
+def ramps(goal, turns, free, planted, widths):
+    """Goals (F, 3), foot turns (F, 3, 3) and weights (F,) easing a planted foot in and out:
+    weight 1 on planted frames; within widths[e] frames of a contact's first or last frame e, the
+    goal is the free position plus the correction at e and the turn that at e, weighted by a
+    smoothstep falling to 0 (the turn by as much of its angle)."""
+    frames = len(planted)
     index = np.arange(frames)
-    starts = contact & ~np.concatenate([[False], contact[:-1]])
-    run = np.cumsum(starts) - 1
-    counts = np.bincount(run[contact])
-    means = np.stack([np.bincount(run[contact], positions[contact, axis]) for axis in range(3)], axis=1)
-    means /= counts[:, None]
-    before = np.maximum.accumulate(np.where(contact, index, -1))
-    after = np.minimum.accumulate(np.where(contact, index, frames)[::-1])[::-1]
-    gap_before = np.where(before >= 0, index - before, np.inf)
-    gap_after = np.where(after < frames, after - index, np.inf)
-    nearest = np.clip(np.where(gap_before <= gap_after, before, after), 0, frames - 1)
-    x = np.clip(1.0 - np.minimum(gap_before, gap_after) / (blend + 1.0), 0.0, 1.0)
-    weight = x * x * (3.0 - 2.0 * x)
-    goal = means[np.clip(run[nearest], 0, len(means) - 1)]
-    return positions + weight[:, None] * (goal - positions), weight
+    if not np.any(planted):
+        return np.array(free, dtype=float), turns, np.zeros(frames)
+    before = np.maximum.accumulate(np.where(planted, index, -1))
+    after = np.minimum.accumulate(np.where(planted, index, frames)[::-1])[::-1]
+    weights = []
+    for edge, gap in ((before, index - before), (after, after - index)):
+        valid = (edge >= 0) & (edge < frames)
+        e = np.clip(edge, 0, frames - 1)
+        x = np.where(valid, np.clip(1.0 - gap / (widths[e] + 1.0), 0.0, 1.0), 0.0)
+        weights.append((x * x * (3.0 - 2.0 * x), e))
+    (w_before, e_before), (w_after, e_after) = weights
+    edge = np.where(w_before >= w_after, e_before, e_after)
+    weight = np.maximum(w_before, w_after)
+    weight[planted] = 1.0
+    out = free + (goal[edge] - free[edge])
+    out[planted] = goal[planted]
+    return out, rotations.scale_rotation(turns[edge], weight), weight
 
 
 def drop_to_reach(hip, goal, reach, up):
@@ -77,16 +172,18 @@ def ease_up(values, width):
     return np.lib.stride_tricks.sliding_window_view(highest, 2 * width + 1).mean(axis=1)
 
 
-def two_bone_ik(hip, knee, ankle, goal):
+def two_bone_ik(hip, knee, ankle, goal, pole=None):
     """World rotations (n, 3, 3) that, applied on the left about the hip and then about the moved
     knee, bring the ankle to `goal` (as near as the two bones reach): (upper, lower), with the knee
-    bending in the plane of the hip, the knee and the goal. All arguments (n, 3) world positions."""
+    bending in the plane of the hip, the knee and the goal. All arguments (n, 3) world positions;
+    `pole` (n, 3), unit directions the knee points to, steadies that plane where the leg is nearly
+    straight (weighted as a knee bent by 6 degrees: a bent knee's own plane wins)."""
     thigh, shin = np.linalg.norm(knee - hip, axis=1), np.linalg.norm(ankle - knee, axis=1)
     reach = goal - hip
     distance = np.linalg.norm(reach, axis=1)
     direction = reach / np.where(distance > 0, distance, 1.0)[:, None]
     distance = np.clip(distance, np.abs(thigh - shin) + 1e-9, thigh + shin - 1e-9)
-    bend = _perpendicular(knee - hip, direction)
+    bend = _perpendicular(knee - hip if pole is None else knee - hip + 0.1 * thigh[:, None] * pole, direction)
     along = (thigh**2 - shin**2 + distance**2) / (2.0 * distance)
     height = np.sqrt(np.maximum(thigh**2 - along**2, 0.0))
     new_knee = hip + along[:, None] * direction + height[:, None] * bend

@@ -5,10 +5,11 @@ leave no twist. Positions follow from the target's own offsets; root motion is s
 
 import numpy as np
 
-from . import feet, rotations
-from .bone_map import auto_map, find_roles, up_from_roles
+from . import rotations, stance
+from .body import Body, upright_turn
+from .bone_map import auto_map, up_from_roles
 from .motion import Motion
-from .skeleton import ROTATION_CHANNELS, child_lists, descendants
+from .skeleton import ROTATION_CHANNELS, child_lists
 
 
 def retarget(
@@ -17,9 +18,9 @@ def retarget(
     bone_map=None,
     *,
     root_scale="legs",
-    fix_feet=False,
-    contact_height=0.1,
-    contact_speed=0.2,
+    fix_feet=True,
+    contact_height=0.05,
+    contact_speed=0.5,
     blend=0.1,
     up=None,
     euler_orders=None,
@@ -49,26 +50,19 @@ def retarget(
     source = motion.skeleton
     pairs = _pairs(source, target, auto_map(source, target) if bone_map is None else bone_map)
     world, position = motion.world_transforms(scaled=False)
-    roles_source, roles_target = find_roles(source), find_roles(target)
-    if root_scale == "legs":
-        root_scale = _leg_length(target, roles_target) / _leg_length(source, roles_source)
-    world_target = _target_world(source, target, pairs, world)
-    movers = {k: j for k, j in pairs.items() if _top(target.parents, pairs, k)}
-    placed = {k: float(root_scale) * position[:, j] for k, j in movers.items()}
-    position_target = _positions(target, world_target, placed)
+    body_source, body_target = Body(source), Body(target)
+    if up is None:  # the take's: a rest pose need not stand (Bandai Namco's lies along its joints' axes)
+        up = up_from_roles(body_source.roles, position[:: max(1, len(position) // 25)])
+    up = body_source.up if up is None else np.asarray(up, dtype=float) / np.linalg.norm(up)
+    take = stance.Take(body_source, body_target, pairs, world, position, up, motion.fps)
+    world_target = _target_world(source, target, pairs, world, _alignments(body_source, body_target, pairs))
+    levels = stance.floors(take, root_scale)
+    movers = [k for k in pairs if _top(target.parents, pairs, k)]
+    placed = stance.place_roots(take, movers, world_target, root_scale, levels)
+    position_target = stance.world_positions(target, world_target, placed)
     if fix_feet:
-        if up is None:  # the rest pose's, else +Y
-            up = up_from_roles(roles_source, source.rest_world()[1][None])
-        up = np.array([0.0, 1.0, 0.0]) if up is None else np.asarray(up, dtype=float) / np.linalg.norm(up)
-        leg = _leg_length(source, roles_source)
-        legs = {}
-        for side in "LR":
-            chain = tuple(roles_target.get(f"{role}.{side}") for role in ("thigh", "shin", "foot"))
-            if None not in chain and chain[2] in pairs:
-                foot = position[:, pairs[chain[2]]]
-                contact = feet.contacts(foot, up, motion.fps, leg, height=contact_height, speed=contact_speed)
-                legs[chain] = feet.pins(position_target[chain[2]], contact, blend * motion.fps)
-        _pin_legs(target, world_target, position_target, legs, up, blend * motion.fps)
+        contact = {"height": contact_height, "speed": contact_speed, "blend": blend}
+        stance.plant_feet(take, world_target, position_target, levels, **contact)
     orders = _orders(target, euler_orders)
     euler = np.empty((motion.frame_count, target.joint_count, 3))
     translations = np.repeat(target.offsets[None], motion.frame_count, axis=0)
@@ -78,7 +72,7 @@ def retarget(
         if target.rest_rotations is not None:
             local = rotations.sandwich(target.rest_rotations[k].T, local, np.eye(3))
         euler[:, k] = rotations.matrix_to_euler(local, orders[k])
-        if k in movers:
+        if k in placed:
             offset = position_target[k] - (position_target[p] if p >= 0 else 0.0)
             translations[:, k] = (to_parent @ offset[..., None])[..., 0]
     euler = rotations.euler_continuity(euler)
@@ -95,13 +89,12 @@ def _pairs(source, target, bone_map):
     return {target.index(t): source.index(s) for s, t in bone_map.items()}
 
 
-def _target_world(source, target, pairs, world):
+def _target_world(source, target, pairs, world, align):
     """World rotations of the target, one (F, 3, 3) array per joint: G_t = G_s R_s^T A R_t for a
     mapped joint (the source's turn from its rest R_s applied to the target's rest R_t aligned by
     A), rest relative to the parent for the others."""
     rest_source, _ = source.rest_world()
     rest_target, _ = target.rest_world()
-    align = _alignments(source, target, pairs)
     local_rest = np.broadcast_to(np.eye(3), (target.joint_count, 3, 3))
     if target.rest_rotations is not None:
         local_rest = target.rest_rotations
@@ -117,19 +110,42 @@ def _target_world(source, target, pairs, world):
     return out
 
 
+_LIKE_PARENT = {"ground", "spine", "neck", "head", "hand", "palm", "toe"}  # see _alignments
+
+
 def _alignments(source, target, pairs):
-    """(K, 3, 3) world rotations A that turn each mapped target joint's rest pose onto its source's:
-    the directions to its nearest mapped descendants (skipping ones at the same place) onto those of
-    the source joints they map from, after the parent's alignment (a smallest turn for one direction,
-    the best fit for several). Unmapped joints and joints without directions take the parent's."""
-    _, rest_source = source.rest_world()
-    _, rest_target = target.rest_world()
-    tiny = 1e-9 * max(np.ptp(rest_target, axis=0).max(), np.ptp(rest_source, axis=0).max(), 1e-300)
-    children = child_lists(target.parents)
-    align = np.empty((target.joint_count, 3, 3))
-    for k, p in enumerate(target.parents):
-        align[k] = align[p] if p >= 0 else np.eye(3)
-        if k not in pairs:
+    """(K, 3, 3) world rotations A that turn each mapped target joint's rest pose onto its source's
+    (Bodies `source` and `target`), by what the body part means:
+    - the hips: the upright turn (body.upright_turn: up onto up, hip sockets onto hip sockets), so
+      that both rigs stand upright and face forward however their hips joints sit;
+    - spine, neck, head, hands, palms, toes and ground joints: their parent's alignment, so that they
+      turn from their rest exactly as the source's do (both rigs stand upright and look forward at
+      rest; a hand straight with its forearm stays so, whatever finger roots the rigs have);
+    - feet: where both rest poses stand on them (body.flat_foot), the upright turn and then a turn
+      about up that points the toes the source's way, so that the sole keeps its pitch to the
+      floor; else by direction, as limbs;
+    - limbs and every other joint: the directions to its nearest mapped descendants (skipping ones
+      at the same place) onto those of the source joints they map from, after the parent's
+      alignment (a smallest turn for one direction, the best fit for several): what removes A
+      versus T poses.
+    Unmapped joints take their parent's alignment (roots the upright turn)."""
+    upright = upright_turn(source, target)
+    rest_source, rest_target = source.rest, target.rest
+    tiny = 1e-9 * max(source.legs, target.legs)
+    parts = {int(j): role for role, joints in target.roles.items() for j in np.ravel(joints)}
+    children = child_lists(target.skeleton.parents)
+    align = np.empty((target.skeleton.joint_count, 3, 3))
+    for k, p in enumerate(target.skeleton.parents):
+        align[k] = align[p] if p >= 0 else upright
+        part = parts.get(k, "").split(".")
+        if k not in pairs or part[0] in _LIKE_PARENT:
+            continue
+        if part[0] == "hips":
+            align[k] = upright
+            continue
+        if part[0] == "foot" and source.flat_foot(part[-1]) and target.flat_foot(part[-1]):
+            turn = rotations.swing(source.horizontal(upright @ target.toes(part[-1])), source.toes(part[-1]))
+            align[k] = turn @ upright
             continue
         mine, theirs, stack = [], [], list(children[k])
         while stack:
@@ -169,59 +185,6 @@ def _top(parents, pairs, k):
             return False
         p = parents[p]
     return True
-
-
-def _positions(skeleton, world, fixed):
-    """World positions, one (F, 3) array per joint, from world rotations and offsets; joints in
-    `fixed` {k: (F, 3)} are placed there."""
-    out = []
-    for k, p in enumerate(skeleton.parents):
-        if k in fixed:
-            out.append(fixed[k])
-        elif p < 0:
-            out.append(np.repeat(skeleton.offsets[k][None], len(world[k]), axis=0))
-        else:
-            out.append(out[p] + world[p] @ skeleton.offsets[k])
-    return out
-
-
-def _pin_legs(skeleton, world, position, legs, up, blend):
-    """Bend the legs {(thigh, shin, foot): (goals, weights)} in `world` so that the feet reach their
-    goals: first every joint moves down along `up` as far as a goal out of the leg's reach needs
-    (eased over `blend` frames), then the thigh's subtree turns about the hip and the shin's about
-    the knee (two-bone IK); each foot's subtree keeps its world rotations."""
-    drop = np.zeros(len(position[0]))
-    _, rest = skeleton.rest_world()
-    for (thigh, shin, foot), (goal, weight) in legs.items():
-        reach = (np.linalg.norm(rest[shin] - rest[thigh]) + np.linalg.norm(rest[foot] - rest[shin])) * 0.999
-        drop = np.maximum(drop, np.where(weight > 0, feet.drop_to_reach(position[thigh], goal, reach, up), 0.0))
-    if np.any(drop > 0):
-        drop = feet.ease_up(drop, int(np.ceil(blend)))
-        for joint in position:
-            joint -= drop[:, None] * up
-    children = child_lists(skeleton.parents)
-    for (thigh, shin, foot), (goal, weight) in legs.items():
-        frames = np.flatnonzero(weight > 0)
-        upper, lower = feet.two_bone_ik(*(position[j][frames] for j in (thigh, shin, foot)), goal[frames])
-        kept = set(descendants(children, foot))
-        for top, turn in ((thigh, upper), (shin, lower)):
-            for k in descendants(children, top):
-                if k not in kept:
-                    world[k][frames] = turn @ world[k][frames]
-
-
-def _leg_length(skeleton, roles):
-    """Mean rest distance from the hips (else the thigh) to each ankle; the rest height without legs."""
-    _, rest = skeleton.rest_world()
-    legs = [
-        np.linalg.norm(rest[roles.get("hips", roles[f"thigh.{side}"])] - rest[roles[f"foot.{side}"]])
-        for side in "LR"
-        if f"thigh.{side}" in roles and f"foot.{side}" in roles
-    ]
-    length = np.mean(legs) if legs else np.ptp(rest, axis=0).max()
-    if not length > 0:
-        raise ValueError(f"{skeleton!r} has no extent: cannot scale root motion by its size")
-    return float(length)
 
 
 def _orders(skeleton, euler_orders):

@@ -321,6 +321,13 @@ def quat_to_axis_angle(q):
     return axis, angle
 
 
+def scale_rotation(matrices, factors):
+    """Rotation matrices (..., 3, 3) turned `factors` (...) of the way from the identity to
+    `matrices` (..., 3, 3), about their own axes (0: none, 1: all; beyond half a turn the shorter way)."""
+    vectors = quat_to_rotvec(matrix_to_quat(matrices)) * np.asarray(factors, dtype=float)[..., None]
+    return quat_to_matrix(rotvec_to_quat(vectors))
+
+
 def slerp(q0, q1, t):
     """Spherical linear interpolation along the shorter arc; t = 0 gives q0, t = 1 gives q1 (or -q1).
 

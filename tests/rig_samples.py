@@ -189,3 +189,74 @@ SMPL = [  # SMPL's 24 joints in its own order (BVH exports of SMPL bodies)
     ("L_Hand", "L_Wrist", "knuckles"),
     ("R_Hand", "R_Wrist", "knuckles.R"),
 ]
+
+CESIUM_MAN = [  # Khronos's CesiumMan.glb as Blender's glTF importer names it: limbs named only by limb, side and number
+    ("Skeleton_torso_joint_1", None, "hips"),
+    ("Skeleton_torso_joint_2", "Skeleton_torso_joint_1", "spine"),
+    ("torso_joint_3", "Skeleton_torso_joint_2", "chest"),  # the arms and the neck meet here
+    ("Skeleton_neck_joint_1", "torso_joint_3", "neck"),
+    ("Skeleton_neck_joint_2", "Skeleton_neck_joint_1", "head"),  # a leaf: the head
+    ("Skeleton_arm_joint_L__4_", "torso_joint_3", "shoulder"),  # numbered downwards on the left...
+    ("Skeleton_arm_joint_L__3_", "Skeleton_arm_joint_L__4_", "elbow"),
+    ("Skeleton_arm_joint_L__2_", "Skeleton_arm_joint_L__3_", "wrist"),
+    ("Skeleton_arm_joint_R", "torso_joint_3", "shoulder.R"),  # ...upwards on the right, the first unnumbered
+    ("Skeleton_arm_joint_R__2_", "Skeleton_arm_joint_R", "elbow.R"),
+    ("Skeleton_arm_joint_R__3_", "Skeleton_arm_joint_R__2_", "wrist.R"),
+    *_sides(
+        [
+            ("leg_joint_{S}_1", "Skeleton_torso_joint_1", "hip"),
+            ("leg_joint_{S}_2", "leg_joint_{S}_1", "knee"),
+            ("leg_joint_{S}_3", "leg_joint_{S}_2", "ankle"),
+            ("leg_joint_{S}_5", "leg_joint_{S}_3", "ball"),  # no 4
+        ]
+    ),
+]
+
+
+def mixamo_a_pose(seed=27, legs=0.85, spine=0.9, a_pose=45.0, scale=1.0):
+    """A Mixamo-style rig (`MIXAMO` names, centimetres times `scale`, Y up, facing +Z) with other
+    proportions than BODY's and another rest pose: the legs (hip socket to ankle) `legs` times as
+    long and the spine (Spine to Spine2) `spine` times, the body lowered so that the feet stay flat
+    on the floor (y 0 is the ground, the balls and toe tips at 1 cm); the arms lowered by `a_pose`
+    degrees about the shoulders (about +Z: an A pose); every joint's rest frame turned at random
+    (seeded: bone rolls), offsets given in those frames as `rest_rotations` hold them."""
+    names = [r[0] for r in MIXAMO]
+    parents = np.array([-1 if r[1] is None else names.index(r[1]) for r in MIXAMO])
+    world = np.array([point(r[2]) for r in MIXAMO])
+
+    def below(name):  # the joints under `name` (itself excluded)
+        out = {names.index(name)}
+        for j in range(len(names)):
+            if parents[j] in out:
+                out.add(j)
+        return sorted(out - {names.index(name)})
+
+    for side in ("Left", "Right"):
+        hip, knee, ankle = (names.index(f"mixamorig:{side}{n}") for n in ("UpLeg", "Leg", "Foot"))
+        world[[ankle, *below(names[ankle])]] += (legs - 1.0) * (world[ankle] - world[hip])  # the foot as it is
+        world[knee] += (legs - 1.0) * (world[knee] - world[hip])
+    chest, low = names.index("mixamorig:Spine2"), names.index("mixamorig:Spine")
+    shift = (spine - 1.0) * (world[chest] - world[low])
+    world[names.index("mixamorig:Spine1")] += 0.5 * shift
+    world[[chest, *below("mixamorig:Spine2")]] += shift
+    feet = [names.index(f"mixamorig:{side}Foot") for side in ("Left", "Right")]
+    world[:, 1] -= world[feet, 1].mean() - point("ankle")[1]  # the ankles at BODY's height again
+    for side, sign in (("Left", -1.0), ("Right", 1.0)):
+        arm = names.index(f"mixamorig:{side}Arm")
+        turn = core.rotations.axis_rotation("Z", sign * np.radians(a_pose))
+        moved = below(names[arm])
+        world[moved] = (world[moved] - world[arm]) @ turn.T + world[arm]
+    world *= scale
+    frames = core.rotations.quat_to_matrix(
+        core.rotations.quat_normalize(np.random.default_rng(seed).normal(size=(len(names), 4)))
+    )
+    parent_frames = np.where((parents >= 0)[:, None, None], frames[np.maximum(parents, 0)], np.eye(3))
+    parent_positions = np.where((parents >= 0)[:, None], world[np.maximum(parents, 0)], 0.0)
+    return core.Skeleton(
+        names,
+        parents,
+        np.einsum("kji,kj->ki", parent_frames, world - parent_positions),
+        channels=[("Xposition", "Yposition", "Zposition", "Zrotation", "Xrotation", "Yrotation")]
+        + [("Zrotation", "Xrotation", "Yrotation")] * (len(names) - 1),
+        rest_rotations=np.einsum("kji,kjl->kil", parent_frames, frames),
+    )

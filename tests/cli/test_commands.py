@@ -255,6 +255,109 @@ def test_preview_without_pillow_says_how_to_install_it(capsys, tmp_path, walk, m
     assert code == cli.MISSING and "pip install 'mocap_io[preview]'" in err and not (tmp_path / "walk.png").exists()
 
 
+def z_up_metres(motion):
+    """`motion` (centimetres, Y up, BVH's identity rest) in metres and turned Z up (Blender's axes): the
+    same walk as another tool would store it."""
+    turn, skeleton = core.rotations.axis_rotation("X", np.pi / 2), motion.skeleton
+    metres = core.Skeleton(
+        skeleton.names,
+        skeleton.parents,
+        skeleton.offsets / 100,
+        channels=skeleton.channels,
+        end_site_parents=skeleton.end_site_parents,
+        end_site_offsets=np.asarray(skeleton.end_site_offsets) / 100,
+    )
+    euler, order = motion.euler.copy(), motion.euler_orders[0]
+    euler[:, 0] = core.rotations.matrix_to_euler(turn @ core.rotations.euler_to_matrix(euler[:, 0], order), order)
+    translations = motion.translations / 100
+    translations[:, 0] = translations[:, 0] @ turn.T
+    return core.Motion(metres, motion.fps, euler, motion.euler_orders, translations)
+
+
+def figure_pixels(image, left):
+    """Masks (H, W) of the pixels of the first figure (blue) and the second (red), right of `left`."""
+    r, g, b = np.moveaxis(image, -1, 0)
+    blue, red = (b > r + 40) & (b > g + 20), (r > b + 40) & (r > g + 40)
+    blue[:, :left] = red[:, :left] = False
+    return blue, red
+
+
+def floor_lines(image):
+    """The image rows drawn as a floor line across most of the image (one per row of poses)."""
+    grey = (image == 110).all(axis=-1).sum(axis=1) > 0.5 * image.shape[1]
+    return [y for y in np.flatnonzero(grey) if not grey[y - 1]]
+
+
+def test_preview_of_two_motions_draws_them_at_the_same_times_whatever_their_units(capsys, tmp_path, walk):
+    source = core.read(walk)
+    core.write(z_up_metres(core.resample(source, 40)), tmp_path / "other.bvh")  # 1/3 of the frames, m, Z up
+    code, _, err = run(capsys, "preview", walk, tmp_path / "other.bvh", tmp_path / "both.png", "--size", "900x600")
+    assert code == 0 and not err
+    size, image = pixels(tmp_path / "both.png")
+    assert size == (900, 600)
+    blue, red = figure_pixels(image, 900 // 8)
+    assert blue.sum() > 2000 and red.sum() > 2000
+    # each seen from its own side and front, both at one height: the same walk draws the same rows,
+    # its poses at the same times (frames 1, 10, 19, ... of one file and 1, 4, 7, ... of the other)
+    assert np.abs(blue.sum(axis=0) - red.sum(axis=0)).sum() < 0.03 * blue.sum()
+    floors = floor_lines(image)
+    assert len(floors) == 4  # source side, target side, source front, target front
+    for top, floor in zip([0] + floors, floors):  # the feet stand on the floor line
+        band = (blue | red)[top + 1 : floor]
+        assert floor - 10 <= np.flatnonzero(band.any(axis=1)).max() + top + 1 < floor
+    code, _, err = run(capsys, "preview", walk, tmp_path / "other.bvh", tmp_path / "shared.png", "--shared-view")
+    blue, red = figure_pixels(pixels(tmp_path / "shared.png")[1], 1200 // 8)
+    assert code == 0 and not err and pixels(tmp_path / "shared.png")[0] == (1200, 800)
+    assert np.abs(blue.sum(axis=0) - red.sum(axis=0)).sum() > 0.3 * blue.sum()  # Z up seen from a Y-up side: lying
+
+
+def test_preview_of_two_files_refuses_what_it_cannot_compare(capsys, tmp_path, walk):
+    code, _, err = run(capsys, "preview", walk, walk, tmp_path / "x.gif")
+    assert code == cli.USAGE and "compared in a PNG, not a GIF" in err
+    code, _, err = run(capsys, "preview", walk, walk, walk, tmp_path / "x.png")
+    assert code == cli.USAGE and "preview draws one file or compares two, not 3" in err
+    core.write(core.Markers(["a"], np.zeros((3, 1, 3)), 100.0), tmp_path / "m.trc")
+    code, _, err = run(capsys, "preview", walk, tmp_path / "m.trc", tmp_path / "x.png")
+    assert code == cli.CANNOT and "holds Markers; comparing two files works on motions" in err
+    assert not (tmp_path / "x.png").exists() and not (tmp_path / "x.gif").exists()
+
+
+def test_retarget_preview_writes_the_motion_and_the_picture(capsys, tmp_path, walk):
+    source = core.read(walk)
+    rig = restyled_skeleton(core, source.skeleton, scale=0.01, a_pose=30, seed=4)
+    core.write(core.Motion(rig, 30, np.zeros((1, 31, 3)), ["ZXY"] * 31, rig.offsets[None]), tmp_path / "rig.htr")
+    target = core.read(tmp_path / "rig.htr").skeleton
+    code, _, err = run(
+        capsys, "retarget", walk, tmp_path / "rig.htr", tmp_path / "out.bvh", "--preview", tmp_path / "c.png"
+    )
+    assert code == 0 and not err
+    expected = core.retarget(source, target).world_positions()
+    np.testing.assert_allclose(core.read(tmp_path / "out.bvh").world_positions(), expected, atol=1e-5)
+    size, image = pixels(tmp_path / "c.png")
+    blue, red = figure_pixels(image, 1200 // 8)
+    assert size == (1200, 800) and len(floor_lines(image)) == 4 and blue.sum() > 2000 and red.sum() > 2000
+    code, _, err = run(capsys, "retarget", walk, tmp_path / "rig.htr", tmp_path / "no.bvh", "--preview", "no.gif")
+    assert code == cli.USAGE and "not a GIF" in err and not (tmp_path / "no.bvh").exists()
+
+
+def test_retarget_preview_without_pillow_writes_nothing(capsys, tmp_path, walk, monkeypatch):
+    monkeypatch.setitem(sys.modules, "PIL", None)
+    code, _, err = run(capsys, "retarget", walk, walk, tmp_path / "out.bvh", "--preview", tmp_path / "c.png")
+    assert code == cli.MISSING and "pip install 'mocap_io[preview]'" in err
+    assert not (tmp_path / "out.bvh").exists() and not (tmp_path / "c.png").exists()
+
+
+@needs_corpus
+def test_retarget_preview_of_a_corpus_walk_on_a_corpus_rig(capsys, tmp_path):
+    walk = CORPUS / "bvh/cmu-cgspeed/cmu_12_01_walk.bvh"
+    rig = CORPUS / "bvh/bandai-namco/dataset-1_dash_normal_001.bvh"
+    code, _, err = run(capsys, "retarget", walk, rig, tmp_path / "out.bvh", "--preview", tmp_path / "c.png", "-q")
+    assert code == 0 and not err and core.read(tmp_path / "out.bvh").frame_count == 524
+    size, image = pixels(tmp_path / "c.png")
+    blue, red = figure_pixels(image, 1200 // 8)
+    assert size == (1200, 800) and len(floor_lines(image)) == 4 and blue.sum() > 2000 and red.sum() > 2000
+
+
 def test_rib_writes_the_frames_asked_for(capsys, tmp_path, walk):
     (tmp_path / "rib").mkdir()
     code, _, err = run(capsys, "rib", walk, tmp_path / "rib" / "walk_####.rib", "--frames", "2-5", "--step", 2)

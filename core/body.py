@@ -1,0 +1,143 @@
+"""A skeleton read as a standing body: which way is up and forward, where its floor, hip sockets and
+feet are, how long its legs are. What retargeting aligns and scales by (retarget.py, feet.py)."""
+
+import numpy as np
+
+from . import rotations
+from .bone_map import find_roles, up_from_roles
+from .fk import points_in_world
+from .skeleton import child_lists, descendants
+
+
+class Body:
+    """The rest pose of `skeleton` as a body (roles from bone_map.find_roles).
+
+    up        (3,) unit up direction: `up` if given, else the axis nearest hips -> head, else +Y
+    feet      {"L"/"R": (joints, end sites)}: the foot joint, every joint below it and their End
+              Sites (indices into the skeleton's joints and End Sites)
+    floor     the rest pose's lowest foot point along `up` (lowest point of all without feet)
+    sockets   (left, right) thigh joints (the hip sockets), or None
+    legs      mean leg length from the hip socket to the floor: thigh + shin + ankle height (the
+              rest height of the sockets without legs)
+    lateral   (3,) unit left direction across the body on the floor plane: right -> left hip
+              socket, else shoulder, else None
+    """
+
+    def __init__(self, skeleton, up=None):
+        self.skeleton = skeleton
+        self.roles = find_roles(skeleton)
+        self.rest_rotations, self.rest = skeleton.rest_world()
+        if up is None:
+            up = up_from_roles(self.roles, self.rest[None])
+        self.up = np.array([0.0, 1.0, 0.0]) if up is None else np.asarray(up, dtype=float) / np.linalg.norm(up)
+        children = child_lists(skeleton.parents)
+        self.feet = {}
+        for side in "LR":
+            foot = self.roles.get(f"foot.{side}")
+            if foot is not None:
+                joints = np.array(descendants(children, foot), dtype=np.intp)
+                self.feet[side] = (joints, np.flatnonzero(np.isin(skeleton.end_site_parents, joints)))
+        heights = self.points(self.rest_rotations[None], self.rest[None])[0] @ self.up
+        self.floor = float(heights.min())
+        thighs = [self.roles.get(f"thigh.{side}") for side in "LR"]
+        self.sockets = None if None in thighs else tuple(thighs)
+        self.legs = self._legs()
+        self.lateral = self._lateral()
+
+    def points(self, linear, position, side=None):
+        """(F, N, 3) foot points (the foot joint, the joints below it, then their End Sites) of one
+        side, else of both, from world transforms (linear (F, J, 3, 3), positions (F, J, 3)); every
+        joint and End Site of a skeleton without feet."""
+        s = self.skeleton
+        if not self.feet:
+            joints, ends = np.arange(s.joint_count), np.arange(len(s.end_site_parents))
+        else:
+            chosen = [self.feet[side]] if side else list(self.feet.values())
+            joints = np.concatenate([j for j, _ in chosen])
+            ends = np.concatenate([e for _, e in chosen])
+        tips = points_in_world(linear, position, s.end_site_parents[ends], s.end_site_offsets[ends])
+        return np.concatenate([position[:, joints], tips], axis=1)
+
+    def height(self, points):
+        """Heights (...,) of points (..., 3) above the rest floor."""
+        return points @ self.up - self.floor
+
+    def horizontal(self, vectors):
+        """vectors (..., 3) without their part along `up`."""
+        return vectors - (vectors @ self.up)[..., None] * self.up
+
+    def frame(self):
+        """(3, 3) columns lateral, up, forward (lateral x up): the body's standing frame; None
+        without a lateral direction."""
+        if self.lateral is None:
+            return None
+        return np.stack([self.lateral, self.up, np.cross(self.lateral, self.up)], axis=1)
+
+    def toes(self, side):
+        """(3,) unit horizontal direction from the ankle (the foot joint) towards the mean of the
+        foot's other points at rest; None without them."""
+        if side not in self.feet:
+            return None
+        points = self.points(self.rest_rotations[None], self.rest[None], side)[0]
+        forward = self.horizontal(points[1:].mean(axis=0) - points[0]) if len(points) > 1 else np.zeros(3)
+        norm = np.linalg.norm(forward)
+        return forward / norm if norm > 1e-9 * np.ptp(self.rest, axis=0).max() else None
+
+    def flat_foot(self, side):
+        """Whether the rest pose stands on this foot: the leg points down (within 45 degrees) and the
+        toes forward (within 75 degrees of the floor plane: CesiumMan's toe joint lies 64 degrees
+        below its ankle); a rest pose of bones laid along their joints' axes (Bandai Namco's) does
+        not."""
+        thigh, foot, toes = self.roles.get(f"thigh.{side}"), self.roles.get(f"foot.{side}"), self.toes(side)
+        if thigh is None or foot is None or toes is None:
+            return False
+        leg = self.rest[foot] - self.rest[thigh]
+        points = self.points(self.rest_rotations[None], self.rest[None], side)[0]
+        along = points[1:].mean(axis=0) - points[0]
+        down = leg @ self.up < -np.cos(np.pi / 4) * np.linalg.norm(leg)
+        return bool(down and np.linalg.norm(self.horizontal(along)) > 0.25 * np.linalg.norm(along))
+
+    def _legs(self):
+        if self.sockets is None:
+            return float(max(self.rest @ self.up) - self.floor) or 1.0
+        lengths = []
+        for side, thigh in zip("LR", self.sockets):
+            shin, foot = self.roles.get(f"shin.{side}"), self.roles.get(f"foot.{side}")
+            if shin is None or foot is None:
+                lengths.append(self.height(self.rest[thigh]))
+                continue
+            bones = np.linalg.norm(self.rest[shin] - self.rest[thigh]) + np.linalg.norm(
+                self.rest[foot] - self.rest[shin]
+            )
+            lengths.append(bones + self._ankle_height(side))
+        length = float(np.mean(lengths))
+        if not length > 0:
+            raise ValueError(f"{self.skeleton!r} has legs of no length: cannot scale root motion by them")
+        return length
+
+    def _ankle_height(self, side):
+        """The foot joint's height above the lowest point of its foot at rest; where the rest pose
+        does not stand on that foot, 0.4 of the foot's length (ankle to farthest foot point)."""
+        points = self.points(self.rest_rotations[None], self.rest[None], side)[0]
+        if self.flat_foot(side):
+            return float(points[0] @ self.up - (points @ self.up).min())
+        return 0.4 * float(np.linalg.norm(points - points[0], axis=1).max())
+
+    def _lateral(self):
+        for role in ("thigh", "upper_arm", "clavicle"):
+            left, right = self.roles.get(f"{role}.L"), self.roles.get(f"{role}.R")
+            if left is not None and right is not None:
+                across = self.horizontal(self.rest[left] - self.rest[right])
+                if np.linalg.norm(across) > 1e-9 * self.legs:
+                    return across / np.linalg.norm(across)
+        return None
+
+
+def upright_turn(source, target):
+    """(3, 3) the rotation that stands `target` (a Body) in `source`'s world as the source stands:
+    its up onto theirs and its left onto theirs (the smallest turn of up alone where either lacks
+    a left)."""
+    mine, theirs = target.frame(), source.frame()
+    if mine is None or theirs is None:
+        return rotations.swing(target.up, source.up)
+    return theirs @ mine.T

@@ -1,0 +1,220 @@
+"""Where a retargeted body stands (retarget.py): its hips placed from the hip sockets so that a
+standing source gives a standing target on its own floor, and its feet planted while the source's
+stand, with legs bent to reach them (feet.py holds the numeric steps)."""
+
+import dataclasses
+
+import numpy as np
+
+from . import feet, rotations
+from .body import Body
+from .skeleton import child_lists, descendants
+
+STILL = np.radians(30.0)  # a foot turning slower (per second) with heel and ball down stands flat
+HOLD = np.radians(4.0)  # at most this turn keeps a flat foot's ankle and ball both in place
+MOST_TURN = np.radians(0.75)  # per frame: what easing a correction in or out may add to a leg's turn
+
+
+@dataclasses.dataclass
+class Take:
+    """A source take being retargeted: Bodies of both skeletons, the pairs {target joint: source
+    joint}, the source's world rotations (F, J, 3, 3) and positions (F, J, 3), the take's unit up
+    direction and frame rate."""
+
+    source: Body
+    target: Body
+    pairs: dict
+    world: np.ndarray
+    position: np.ndarray
+    up: np.ndarray
+    fps: float
+
+    def lows(self, side=None):
+        """(F,) height of the source's lowest foot point of one side (all feet: None) each frame."""
+        return (self.source.points(self.world, self.position, side) @ self.up).min(axis=1)
+
+
+@dataclasses.dataclass
+class Floors:
+    """floor: the source's floor in its take (the 2nd percentile of each frame's lowest foot
+    point: a take's ground is rarely its rest pose's); ground: the target's floor (its rest pose's
+    lowest foot point where that stands on the ground, within a quarter leg of height 0 as a
+    Blender rig does; else the source's floor times the root scale: a rest pose that floats, as a
+    BVH's with its root at the origin does); scale: source lengths to target lengths."""
+
+    floor: float
+    ground: float
+    scale: float
+
+
+def floors(take, root_scale):
+    """The Floors of `take` with root motion scaled by `root_scale` ("legs" or a number)."""
+    floor = float(np.percentile(take.lows(), 2.0))
+    target = take.target
+    scale = target.legs / take.source.legs if root_scale == "legs" else float(root_scale)
+    ground = target.floor if abs(target.floor) <= 0.25 * target.legs else scale * floor
+    return Floors(floor, ground, scale)
+
+
+def place_roots(take, movers, world, root_scale, levels):
+    """{target joint: (F, 3) world positions} of the topmost mapped target joints (`movers`), the
+    target's world rotations being `world` (one (F, 3, 3) array per joint).
+
+    root_scale "legs": the hips are placed by their hip sockets. On the floor plane the sockets'
+    midpoint moves as the source's does times the ratio of leg lengths (socket to floor, target
+    over source: a taller rig takes longer steps); its height above the target's floor is the
+    source's above its floor times the same ratio, then corrected so that the target's lower foot
+    (the one whose source foot is lower, blended smoothly between the feet) is as high above the
+    target's floor as the source's is above the source's, times the ratio (the correction smoothed
+    over 0.2 s, so that the hips never jump where the lower foot changes): a standing source gives
+    a standing target with its soles on its floor, whatever the legs' proportions. Other movers,
+    and rigs without hip sockets, move as their source joints do times the leg ratio (about the
+    origin). A number: every mover moves as its source joint does times that number."""
+    placed = {k: levels.scale * take.position[:, take.pairs[k]] for k in movers}
+    source, target, up = take.source, take.target, take.up
+    hips = target.roles.get("hips")
+    if root_scale != "legs" or source.sockets is None or target.sockets is None or hips not in movers:
+        return placed
+    sockets = take.position[:, list(source.sockets)].mean(axis=1)
+    height = levels.ground + levels.scale * (sockets @ up - levels.floor)
+    goal = levels.scale * (sockets - (sockets @ up)[:, None] * up) + height[:, None] * up
+    placed[hips] = goal - np.mean([_below(target.skeleton, world, hips, k) for k in target.sockets], axis=0)
+    if set(source.feet) == set(target.feet) == {"L", "R"}:
+        linear = np.stack(world, axis=1)
+        at = np.stack(world_positions(target.skeleton, world, placed), axis=1)
+        lows = {side: take.lows(side) for side in "LR"}
+        excess = {
+            side: (target.points(linear, at, side) @ up).min(axis=1)
+            - levels.ground
+            - levels.scale * (lows[side] - levels.floor)
+            for side in "LR"
+        }
+        left = 1.0 / (1.0 + np.exp(np.clip((lows["L"] - lows["R"]) / (0.02 * source.legs), -50.0, 50.0)))
+        correction = _smooth(left * excess["L"] + (1.0 - left) * excess["R"], int(round(0.1 * take.fps)))
+        placed[hips] = placed[hips] - correction[:, None] * up
+    return placed
+
+
+def plant_feet(take, world, position, levels, *, height, speed, blend):
+    """Hold the target's feet on its floor while the source's stand, bending its legs: `world` and
+    `position` (the target's world rotations and positions, one array per joint) are changed in
+    place. Contacts: see feet.contacts (`height`, `speed`); `blend`: seconds over which a planted
+    foot eases in and out, at least."""
+    goals = _foot_goals(take, world, position, levels.ground, {"height": height, "speed": speed}, blend * take.fps)
+    _bend_legs(take.target, world, position, goals, take.up, blend * take.fps)
+
+
+def world_positions(skeleton, world, fixed):
+    """World positions, one (F, 3) array per joint, from world rotations (one (F, 3, 3) array per
+    joint) and offsets; joints in `fixed` {k: (F, 3)} are placed there."""
+    out = []
+    for k, p in enumerate(skeleton.parents):
+        if k in fixed:
+            out.append(fixed[k])
+        elif p < 0:
+            out.append(np.repeat(skeleton.offsets[k][None], len(world[k]), axis=0))
+        else:
+            out.append(out[p] + world[p] @ skeleton.offsets[k])
+    return out
+
+
+def _smooth(values, width):
+    """values (F,) averaged twice over windows of 2 `width` + 1 frames (a triangle filter; ends
+    held)."""
+    for _ in range(2 * (width > 0)):
+        padded = np.pad(values, width, mode="edge")
+        values = np.lib.stride_tricks.sliding_window_view(padded, 2 * width + 1).mean(axis=1)
+    return values
+
+
+def _below(skeleton, world, top, joint):
+    """(F, 3) world vector from joint `top` to its descendant `joint`, from world rotations."""
+    out = 0.0
+    while joint != top:
+        parent = skeleton.parents[joint]
+        out = out + world[parent] @ skeleton.offsets[joint]
+        joint = parent
+    return out
+
+
+def _foot_goals(take, world, position, ground, contact, settle):
+    """{(thigh, shin, foot): (ankle goals (F, 3), foot turns (F, 3, 3), planted (F,) bool)} of the
+    target's legs whose foot is mapped (feet.plant): the source's ankle (its foot joint) and ball
+    (its toe joint) stand on the ground separately (feet.contacts with `contact`'s height and
+    speed); where both do, the foot is flat while it turns slower than STILL, else rolls about the
+    slower of the two (feet.phases)."""
+    source, target, up, fps = take.source, take.target, take.up, take.fps
+    goals = {}
+    linear, at = np.stack(world, axis=1), np.stack(position, axis=1)
+    for side in "LR":
+        chain = tuple(target.roles.get(f"{role}.{side}") for role in ("thigh", "shin", "foot"))
+        if None in chain or chain[2] not in take.pairs:
+            continue
+        foot, toe = chain[2], source.roles.get(f"toe.{side}")
+        ankle = take.position[:, take.pairs[foot]]
+        ball = ankle if toe is None else take.position[:, toe]
+        on_ankle = feet.contacts(ankle, up, fps, source.legs, **contact)
+        on_ball = on_ankle if toe is None else feet.contacts(ball, up, fps, source.legs, **contact)
+        speeds = [np.linalg.norm(np.gradient(p, axis=0), axis=1) for p in (ankle, ball)]
+        turning = take.world[:, take.pairs[foot]]
+        step = _angle(np.swapaxes(turning[:-1], 1, 2) @ turning[1:]) * fps
+        turn_speed = np.concatenate([step[:1], np.maximum(step[1:], step[:-1]), step[-1:]]) if len(step) else [0.0]
+        phase = feet.phases(on_ankle, on_ball, *speeds, turn_speed, STILL)
+        offsets = target.points(linear, at, side) - position[foot][:, None]
+        joints = list(target.feet[side][0])
+        tip = joints.index(target.roles[f"toe.{side}"]) if f"toe.{side}" in target.roles else offsets.shape[1] - 1
+        rest = target.points(target.rest_rotations[None], target.rest[None], side)[0]
+        heights = target.height(rest[[0, tip]])
+        goals[chain] = feet.plant(position[foot], offsets, tip, phase, up, ground, heights, settle, HOLD)
+    return goals
+
+
+def _bend_legs(target, world, position, goals, up, blend):
+    """Bend the legs {(thigh, shin, foot): (goals, turns, planted)} of Body `target` in `world` so
+    that planted feet reach their goals (in place, updating `world` and `position`).
+
+    Each contact eases in and out over `blend` frames or more: as many as keep the correction's
+    turn of the thigh and shin under MOST_TURN a frame (feet.ramps). Every joint first moves down
+    along `up` as far as a goal out of the leg's reach needs (eased over `blend` frames); then a
+    two-bone IK turns the thigh's subtree about the hip and the shin's about the knee, in the plane
+    of the free leg (the source's knee: no inward fall; the body's forward carried by the thigh
+    where the leg is straight), each blended from no turn by the ease weight in rotation space;
+    each foot's subtree keeps its world rotations, turned by the foot's turn."""
+    skeleton, rest = target.skeleton, target.rest
+    frame = target.frame()
+    eased, drop, poles = {}, np.zeros(len(position[0])), {}
+    for (thigh, shin, foot), (goal, turns, planted) in goals.items():
+        forward = np.zeros(3) if frame is None else target.rest_rotations[thigh].T @ frame[:, 2]
+        poles[thigh] = world[thigh] @ forward
+        padded = np.pad(planted, 1)
+        edges = np.flatnonzero(planted & ~(padded[:-2] & padded[2:]))
+        chain = [position[j][edges] for j in (thigh, shin, foot)]
+        upper, lower = feet.two_bone_ik(*chain, goal[edges], poles[thigh][edges])
+        widths = np.full(len(planted), float(blend))
+        widths[edges] = np.maximum(blend, np.ceil(np.maximum(_angle(upper), _angle(lower)) / MOST_TURN))
+        goal, turns, weight = feet.ramps(goal, turns, position[foot], planted, widths)
+        eased[thigh, shin, foot] = goal, turns, weight
+        reach = (np.linalg.norm(rest[shin] - rest[thigh]) + np.linalg.norm(rest[foot] - rest[shin])) * 0.999
+        drop = np.maximum(drop, np.where(weight > 0, feet.drop_to_reach(position[thigh], goal, reach, up), 0.0))
+    if np.any(drop > 0):
+        drop = feet.ease_up(drop, int(np.ceil(blend)))
+        for joint in position:
+            joint -= drop[:, None] * up
+    children = child_lists(skeleton.parents)
+    for (thigh, shin, foot), (goal, turns, weight) in eased.items():
+        frames = np.flatnonzero(weight > 0)
+        chain = [position[j][frames] for j in (thigh, shin, foot)]
+        bends = feet.two_bone_ik(*chain, goal[frames], poles[thigh][frames])
+        kept = set(descendants(children, foot))
+        for top, bend in zip((thigh, shin), bends):
+            bend = rotations.scale_rotation(bend, weight[frames])
+            for k in descendants(children, top):
+                if k not in kept:
+                    world[k][frames] = bend @ world[k][frames]
+        for k in kept:
+            world[k][frames] = turns[frames] @ world[k][frames]
+
+
+def _angle(turns):
+    """(n,) angles in radians of rotation matrices (n, 3, 3)."""
+    return np.arccos(np.clip((np.trace(turns, axis1=1, axis2=2) - 1.0) / 2.0, -1.0, 1.0))
