@@ -61,20 +61,21 @@ def phases(ankle_contact, ball_contact, ankle_speed, ball_speed, turn_speed, sti
     return np.where(both, np.where(turn_speed < still, FLAT, rolling), out)
 
 
-def plant(ankle, offsets, ball, phase, up, floor, heights, settle, hold_limit):
+def plant(ankle, offsets, ball, phase, roll, up, floor, heights, settle, hold_limit):
     """Where a planted foot goes: (ankle goals (F, 3), foot turns (F, 3, 3), planted (F,) bool).
 
     ankle (F, 3): the foot joint's free world position; offsets (F, N, 3): the foot's points (its
     joints and their tips) from the ankle in the world, offsets[:, ball] the ball's; phase (F,): see
-    `phases`; up: unit up; floor: the floor's height along up; heights: (ankle, ball) heights
-    above the floor of a flat foot (the rest pose's).
+    `phases`; roll (F,) in [0, 1]: how much a flat foot turns about the ball rather than the ankle
+    (the source's); up: unit up; floor: the floor's height along up; heights: (ankle, ball)
+    heights above the floor of a flat foot (the rest pose's).
 
     Each run of planted frames (a contact) holds its pivot's place on the floor plane: the ankle's
     while the heel stands, the ball's while the toe does; the first phase its mean place, each later
     one where the previous left it, so heel strike, flat foot and toe roll follow one another without
     a jump. A flat foot holds both: a turn of the foot (given back, to be applied to the foot with
-    its toes, about the ankle) of at most `hold_limit` radians keeps the ball where it was, beyond
-    which the foot turns about the ball as the source's does (a heel that rises slowly); the turn
+    its toes, about the ankle) of at most `hold_limit` radians keeps the ball where it was; beyond
+    that the foot turns as the source's does, about the ankle or the ball as `roll` says; the turn
     eases away over `settle` frames of the next phase. Heights: the pivot at its flat height, or
     higher where the foot's lowest point would go below the floor, as a smooth curve over `settle`
     frames (feet.ease_up)."""
@@ -87,31 +88,31 @@ def plant(ankle, offsets, ball, phase, up, floor, heights, settle, hold_limit):
             kind, span = phase[first], slice(first, last)
             held = turns[first - 1] if first > start else np.eye(3)
             if kind == FLAT:
-                turns[span] = _at_most(
-                    rotations.swing(offsets[span, ball] @ held.T, (held @ offsets[first, ball])[None]) @ held,
-                    hold_limit,
-                )
+                hold = rotations.swing(offsets[span, ball] @ held.T, (held @ offsets[first, ball])[None]) @ held
+                turns[span] = _at_most(hold, hold_limit)
             else:
                 turns[span] = _ease_turn(held, last - first, settle)
-            pivot = (
-                np.einsum("fij,fj->fi", turns[span], offsets[span, ball])
-                if kind != HEEL
-                else np.zeros((last - first, 3))
-            )
-            if first == start:
-                placed = ankle[span] + pivot
-                place = np.mean(placed - (placed @ up)[:, None] * up, axis=0)
+            to_ball = np.einsum("fij,fj->fi", turns[span], offsets[span, ball])
+            pivot = to_ball if kind == TOE else np.zeros_like(to_ball)
+            if first == start:  # the pivot's mean place
+                place = np.mean(_across(ankle[span] + pivot, up), axis=0)
             else:  # where the previous phase left it
-                here = goal[first - 1] + (0.0 if kind == HEEL else turns[first - 1] @ offsets[first - 1, ball])
-                place = here - (here @ up) * up
+                here = goal[first - 1] + (turns[first - 1] @ offsets[first - 1, ball] if kind == TOE else 0.0)
+                place = _across(here, up)
             goal[span] = place - pivot
+            if kind == FLAT:  # the hold's excess turns the foot about the ankle, or about the ball
+                weight = roll[span, None]
+                goal[span] = (1.0 - weight) * place + weight * (place + to_ball[0] - to_ball)
         moved = np.einsum("fij,fnj->fni", turns[start:stop], offsets[start:stop])
-        ball_height = moved[:, ball] @ up
-        flat = np.where(phase[start:stop] == HEEL, heights[0], heights[1] - ball_height)
+        flat = np.where(phase[start:stop] == HEEL, heights[0], heights[1] - moved[:, ball] @ up)
         height = floor + np.maximum(flat, -(moved @ up).min(axis=1))
-        above = goal[start:stop] @ up
-        goal[start:stop] += (ease_up(height, int(np.ceil(settle))) - above)[:, None] * up
+        goal[start:stop] = _across(goal[start:stop], up) + ease_up(height, int(np.ceil(settle)))[:, None] * up
     return goal, turns, planted
+
+
+def _across(points, up):
+    """points (..., 3) without their part along unit `up`."""
+    return points - (points @ up)[..., None] * up
 
 
 def _at_most(turns, limit):

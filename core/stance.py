@@ -10,7 +10,7 @@ from . import feet, rotations
 from .body import Body
 from .skeleton import child_lists, descendants
 
-STILL = np.radians(30.0)  # a foot turning slower (per second) with heel and ball down stands flat
+STILL = np.radians(1e9)  # EXPERIMENT
 HOLD = np.radians(4.0)  # at most this turn keeps a flat foot's ankle and ball both in place
 MOST_TURN = np.radians(0.75)  # per frame: what easing a correction in or out may add to a leg's turn
 
@@ -160,12 +160,13 @@ def _foot_goals(take, world, position, ground, contact, settle):
         step = _angle(np.swapaxes(turning[:-1], 1, 2) @ turning[1:]) * fps
         turn_speed = np.concatenate([step[:1], np.maximum(step[1:], step[:-1]), step[-1:]]) if len(step) else [0.0]
         phase = feet.phases(on_ankle, on_ball, *speeds, turn_speed, STILL)
+        roll = _smooth(speeds[0] / np.maximum(speeds[0] + speeds[1], 1e-12 * source.legs), int(round(0.05 * fps)))
         offsets = target.points(linear, at, side) - position[foot][:, None]
         joints = list(target.feet[side][0])
         tip = joints.index(target.roles[f"toe.{side}"]) if f"toe.{side}" in target.roles else offsets.shape[1] - 1
         rest = target.points(target.rest_rotations[None], target.rest[None], side)[0]
         heights = target.height(rest[[0, tip]])
-        goals[chain] = feet.plant(position[foot], offsets, tip, phase, up, ground, heights, settle, HOLD)
+        goals[chain] = feet.plant(position[foot], offsets, tip, phase, roll, up, ground, heights, settle, HOLD)
     return goals
 
 

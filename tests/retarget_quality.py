@@ -292,15 +292,16 @@ def measure(
 
 def _contacts(points, up, fps, leg, hips):
     """(F,) bool: frames where the lowest of `points` (F, n, 3) lies within STANCE_HEIGHT legs of
-    its lowest height over the take and moves across `up` slower than STANCE_SPEED legs per second
-    or STANCE_SPEED times the speed of the `hips` (F, 3), whichever is more, in runs of
+    its lowest height over the take and moves slower than STANCE_SPEED legs per second (in 3D: a
+    point still coming down has not landed) or STANCE_SPEED times the horizontal speed of the
+    `hips` (F, 3), whichever is more, in runs of
     SHORTEST_RUN frames or more. A point's speed at a frame is the slower of its steps from the
     frame before and to the frame after (a foot that lands at f is still from f on)."""
     frames = np.arange(len(points))
     heights = points @ up
     lowest = np.argmin(heights, axis=1)
     level = heights[frames, lowest]
-    speed = _step_speed(points, up, fps)[frames, lowest]
+    speed = _step_speed(points, fps)[frames, lowest]
     limit = STANCE_SPEED * np.maximum(leg, _horizontal_speed(hips, up, fps))
     flags = (level - level.min() < STANCE_HEIGHT * leg) & (speed < limit)
     edges = np.flatnonzero(np.diff(np.concatenate([[0], flags.astype(int), [0]])))
@@ -319,11 +320,10 @@ def _contact_speed(points, contact, up, fps):
     return np.concatenate([[math.nan], np.where(within, speed, math.nan)])
 
 
-def _step_speed(points, up, fps):
-    """Speed across `up` of points (F, ..., 3) per second: at each frame the slower of the steps
-    from the frame before and to the frame after."""
-    step = np.diff(points, axis=0)
-    step = np.linalg.norm(step - (step @ up)[..., None] * up, axis=-1) * fps
+def _step_speed(points, fps):
+    """Speed of points (F, ..., 3) per second: at each frame the slower of the steps from the frame
+    before and to the frame after."""
+    step = np.linalg.norm(np.diff(points, axis=0), axis=-1) * fps
     if not len(step):
         return np.zeros(points.shape[:-1])
     return np.minimum(np.concatenate([step[:1], step]), np.concatenate([step, step[-1:]]))
