@@ -19,6 +19,7 @@ class Body:
     sockets   (left, right) thigh joints (the hip sockets), or None
     legs      mean leg length from the hip socket to the floor: thigh + shin + ankle height (the
               rest height of the sockets without legs)
+    bones     mean thigh + shin length: what a step's length grows with
     lateral   (3,) unit left direction across the body on the floor plane: right -> left hip
               socket, else shoulder, else None
     """
@@ -41,7 +42,7 @@ class Body:
         self.floor = float(heights.min())
         thighs = [self.roles.get(f"thigh.{side}") for side in "LR"]
         self.sockets = None if None in thighs else tuple(thighs)
-        self.legs = self._legs()
+        self.legs, self.bones = self._legs()
         self.lateral = self._lateral()
 
     def points(self, linear, position, side=None):
@@ -98,22 +99,23 @@ class Body:
         return bool(down and np.linalg.norm(self.horizontal(along)) > 0.25 * np.linalg.norm(along))
 
     def _legs(self):
+        """(legs, bones): mean socket-to-floor length and mean thigh + shin length."""
         if self.sockets is None:
-            return float(max(self.rest @ self.up) - self.floor) or 1.0
-        lengths = []
+            height = float(max(self.rest @ self.up) - self.floor) or 1.0
+            return height, height
+        lengths, bones = [], []
         for side, thigh in zip("LR", self.sockets):
             shin, foot = self.roles.get(f"shin.{side}"), self.roles.get(f"foot.{side}")
             if shin is None or foot is None:
-                lengths.append(self.height(self.rest[thigh]))
+                bones.append(self.height(self.rest[thigh]))
+                lengths.append(bones[-1])
                 continue
-            bones = np.linalg.norm(self.rest[shin] - self.rest[thigh]) + np.linalg.norm(
-                self.rest[foot] - self.rest[shin]
-            )
-            lengths.append(bones + self._ankle_height(side))
+            bones.append(sum(np.linalg.norm(self.rest[b] - self.rest[a]) for a, b in ((thigh, shin), (shin, foot))))
+            lengths.append(bones[-1] + self._ankle_height(side))
         length = float(np.mean(lengths))
         if not length > 0:
             raise ValueError(f"{self.skeleton!r} has legs of no length: cannot scale root motion by them")
-        return length
+        return length, float(np.mean(bones)) or length
 
     def _ankle_height(self, side):
         """The foot joint's height above the lowest point of its foot at rest; where the rest pose

@@ -6,22 +6,24 @@ import numpy as np
 from . import rotations
 
 
-def contacts(positions, up, fps, leg_length, *, height=0.05, speed=0.5, release=1.6, shortest=0.05):
+def contacts(positions, up, fps, leg_length, *, pace=None, height=0.05, speed=0.25, release=1.6, shortest=0.05):
     """(F,) bool: frames where a foot point at `positions` (F, 3) stands on the ground.
 
     A contact starts where the point lies within `height` leg lengths above its ground level (the
-    2nd percentile of its height along `up` over the take) and moves slower than `speed` leg lengths
-    per second (central differences); it lasts until the point rises above `release` times that
+    2nd percentile of its height along `up` over the take) and moves slower than `speed` times the
+    body's pace (`pace` (F,): the hips' speed on the floor plane, but at least one leg length per
+    second; central differences), and lasts until the point rises above `release` times that
     height or moves faster than `release` times that speed, so that values near a threshold do not
     flicker. Gaps between contacts shorter than `shortest` seconds are closed, then contacts
-    shorter than that dropped. The speed threshold is loose enough for runs, whose feet are seen on
-    the ground for a few frames at 30 fps."""
+    shorter than that dropped. Scaled by the pace, the speed threshold holds for walks and for
+    runs, whose planted feet move more between frames at 30 fps."""
     positions = np.asarray(positions, dtype=float)
     if len(positions) < 2:
         return np.zeros(len(positions), dtype=bool)
     level = positions @ (np.asarray(up, dtype=float) / np.linalg.norm(up))
     level = (level - np.percentile(level, 2.0)) / leg_length
-    velocity = np.linalg.norm(np.gradient(positions, axis=0), axis=1) * fps / leg_length
+    velocity = np.linalg.norm(np.gradient(positions, axis=0), axis=1) * fps
+    velocity /= leg_length if pace is None else np.maximum(pace, leg_length)
     enter = (level < height) & (velocity < speed)
     leave = (level > release * height) | (velocity > release * speed)
     last = np.maximum.accumulate(np.where(enter | leave, np.arange(len(level)), -1))
@@ -95,10 +97,10 @@ def plant(ankle, offsets, ball, phase, roll, up, floor, heights, settle, hold_li
             to_ball = np.einsum("fij,fj->fi", turns[span], offsets[span, ball])
             pivot = to_ball if kind == TOE else np.zeros_like(to_ball)
             if first == start:  # the pivot's mean place
-                place = np.mean(_across(ankle[span] + pivot, up), axis=0)
+                place = np.mean(across(ankle[span] + pivot, up), axis=0)
             else:  # where the previous phase left it
                 here = goal[first - 1] + (turns[first - 1] @ offsets[first - 1, ball] if kind == TOE else 0.0)
-                place = _across(here, up)
+                place = across(here, up)
             goal[span] = place - pivot
             if kind == FLAT:  # the hold's excess turns the foot about the ankle, or about the ball
                 weight = roll[span, None]
@@ -106,11 +108,11 @@ def plant(ankle, offsets, ball, phase, roll, up, floor, heights, settle, hold_li
         moved = np.einsum("fij,fnj->fni", turns[start:stop], offsets[start:stop])
         flat = np.where(phase[start:stop] == HEEL, heights[0], heights[1] - moved[:, ball] @ up)
         height = floor + np.maximum(flat, -(moved @ up).min(axis=1))
-        goal[start:stop] = _across(goal[start:stop], up) + ease_up(height, int(np.ceil(settle)))[:, None] * up
+        goal[start:stop] = across(goal[start:stop], up) + ease_up(height, int(np.ceil(settle)))[:, None] * up
     return goal, turns, planted
 
 
-def _across(points, up):
+def across(points, up):
     """points (..., 3) without their part along unit `up`."""
     return points - (points @ up)[..., None] * up
 
@@ -131,26 +133,29 @@ def ramps(goal, turns, free, planted, widths):
     """Goals (F, 3), foot turns (F, 3, 3) and weights (F,) easing a planted foot in and out:
     weight 1 on planted frames; within widths[e] frames of a contact's first or last frame e, the
     goal is the free position plus the correction at e and the turn that at e, weighted by a
-    smoothstep falling to 0 (the turn by as much of its angle)."""
+    smoothstep falling to 0 (the turn by as much of its angle). Between two contacts closer than
+    their widths, the corrections of both mix by their weights, so the goal never jumps."""
     frames = len(planted)
     index = np.arange(frames)
     if not np.any(planted):
         return np.array(free, dtype=float), turns, np.zeros(frames)
     before = np.maximum.accumulate(np.where(planted, index, -1))
     after = np.minimum.accumulate(np.where(planted, index, frames)[::-1])[::-1]
-    weights = []
+    weights, corrections, vectors = [], [], []
     for edge, gap in ((before, index - before), (after, after - index)):
-        valid = (edge >= 0) & (edge < frames)
         e = np.clip(edge, 0, frames - 1)
-        x = np.where(valid, np.clip(1.0 - gap / (widths[e] + 1.0), 0.0, 1.0), 0.0)
-        weights.append((x * x * (3.0 - 2.0 * x), e))
-    (w_before, e_before), (w_after, e_after) = weights
-    edge = np.where(w_before >= w_after, e_before, e_after)
-    weight = np.maximum(w_before, w_after)
-    weight[planted] = 1.0
-    out = free + (goal[edge] - free[edge])
+        x = np.where((edge >= 0) & (edge < frames), np.clip(1.0 - gap / (widths[e] + 1.0), 0.0, 1.0), 0.0)
+        weights.append(x * x * (3.0 - 2.0 * x))
+        corrections.append(goal[e] - free[e])
+        vectors.append(rotations.quat_to_rotvec(rotations.matrix_to_quat(turns[e])))
+    total = np.maximum(weights[0] + weights[1], 1e-300)[:, None]
+    weight = np.where(planted, 1.0, np.maximum(*weights))
+    out = free + (weights[0][:, None] * corrections[0] + weights[1][:, None] * corrections[1]) / total
     out[planted] = goal[planted]
-    return out, rotations.scale_rotation(turns[edge], weight), weight
+    vector = (weights[0][:, None] * vectors[0] + weights[1][:, None] * vectors[1]) / total
+    eased = rotations.quat_to_matrix(rotations.rotvec_to_quat(vector * weight[:, None]))
+    eased[planted] = turns[planted]
+    return out, eased, weight
 
 
 def drop_to_reach(hip, goal, reach, up):

@@ -40,20 +40,25 @@ class Floors:
     point: a take's ground is rarely its rest pose's); ground: the target's floor (its rest pose's
     lowest foot point where that stands on the ground, within a quarter leg of height 0 as a
     Blender rig does; else the source's floor times the root scale: a rest pose that floats, as a
-    BVH's with its root at the origin does); scale: source lengths to target lengths."""
+    BVH's with its root at the origin does); scale: source heights to target heights (the legs'
+    lengths from socket to floor); stride: source steps to target steps (the legs' bones)."""
 
     floor: float
     ground: float
     scale: float
+    stride: float
 
 
 def floors(take, root_scale):
     """The Floors of `take` with root motion scaled by `root_scale` ("legs" or a number)."""
     floor = float(np.percentile(take.lows(), 2.0))
     target = take.target
-    scale = target.legs / take.source.legs if root_scale == "legs" else float(root_scale)
+    if root_scale == "legs":
+        scale, stride = target.legs / take.source.legs, target.bones / take.source.bones
+    else:
+        scale = stride = float(root_scale)
     ground = target.floor if abs(target.floor) <= 0.25 * target.legs else scale * floor
-    return Floors(floor, ground, scale)
+    return Floors(floor, ground, scale, stride)
 
 
 def place_roots(take, movers, world, root_scale, levels):
@@ -61,9 +66,10 @@ def place_roots(take, movers, world, root_scale, levels):
     target's world rotations being `world` (one (F, 3, 3) array per joint).
 
     root_scale "legs": the hips are placed by their hip sockets. On the floor plane the sockets'
-    midpoint moves as the source's does times the ratio of leg lengths (socket to floor, target
-    over source: a taller rig takes longer steps); its height above the target's floor is the
-    source's above its floor times the same ratio, then corrected so that the target's lower foot
+    midpoint moves as the source's does times the ratio of the legs' bones (thigh + shin, target
+    over source: a rig with longer legs takes longer steps, and a planted foot stays planted
+    however high the rigs' ankles sit); its height above the target's floor is the source's above
+    its floor times the ratio of leg lengths from socket to floor, then corrected so that the target's lower foot
     (the one whose source foot is lower, blended smoothly between the feet) is as high above the
     target's floor as the source's is above the source's, times the ratio (the correction smoothed
     over 0.2 s, so that the hips never jump where the lower foot changes): a standing source gives
@@ -77,7 +83,7 @@ def place_roots(take, movers, world, root_scale, levels):
         return placed
     sockets = take.position[:, list(source.sockets)].mean(axis=1)
     height = levels.ground + levels.scale * (sockets @ up - levels.floor)
-    goal = levels.scale * (sockets - (sockets @ up)[:, None] * up) + height[:, None] * up
+    goal = levels.stride * (sockets - (sockets @ up)[:, None] * up) + height[:, None] * up
     placed[hips] = goal - np.mean([_below(target.skeleton, world, hips, k) for k in target.sockets], axis=0)
     if set(source.feet) == set(target.feet) == {"L", "R"}:
         linear = np.stack(world, axis=1)
@@ -146,6 +152,8 @@ def _foot_goals(take, world, position, ground, contact, settle):
     source, target, up, fps = take.source, take.target, take.up, take.fps
     goals = {}
     linear, at = np.stack(world, axis=1), np.stack(position, axis=1)
+    hips = take.position[:, source.roles["hips"]] if "hips" in source.roles else take.position.mean(axis=1)
+    pace = np.linalg.norm(feet.across(np.gradient(hips, axis=0), up), axis=1) * fps
     for side in "LR":
         chain = tuple(target.roles.get(f"{role}.{side}") for role in ("thigh", "shin", "foot"))
         if None in chain or chain[2] not in take.pairs:
@@ -153,8 +161,8 @@ def _foot_goals(take, world, position, ground, contact, settle):
         foot, toe = chain[2], source.roles.get(f"toe.{side}")
         ankle = take.position[:, take.pairs[foot]]
         ball = ankle if toe is None else take.position[:, toe]
-        on_ankle = feet.contacts(ankle, up, fps, source.legs, **contact)
-        on_ball = on_ankle if toe is None else feet.contacts(ball, up, fps, source.legs, **contact)
+        on_ankle = feet.contacts(ankle, up, fps, source.legs, pace=pace, **contact)
+        on_ball = on_ankle if toe is None else feet.contacts(ball, up, fps, source.legs, pace=pace, **contact)
         speeds = [np.linalg.norm(np.gradient(p, axis=0), axis=1) for p in (ankle, ball)]
         turning = take.world[:, take.pairs[foot]]
         step = _angle(np.swapaxes(turning[:-1], 1, 2) @ turning[1:]) * fps
