@@ -32,6 +32,15 @@ def contacts(positions, up, fps, leg_length, *, pace=None, height=0.05, speed=0.
     return _flip_short_runs(_flip_short_runs(contact, False, frames), True, frames)
 
 
+def smooth(values, width):
+    """values (F,) averaged twice over windows of 2 `width` + 1 frames (a triangle filter; ends
+    held)."""
+    for _ in range(2 * (width > 0)):
+        padded = np.pad(values, width, mode="edge")
+        values = np.lib.stride_tricks.sliding_window_view(padded, 2 * width + 1).mean(axis=1)
+    return values
+
+
 def _flip_short_runs(flags, value, length):
     """`flags` with every run of `value` shorter than `length` flipped (runs of False only between
     two runs of True)."""
@@ -78,9 +87,9 @@ def plant(ankle, offsets, ball, phase, roll, up, floor, heights, settle, hold_li
     a jump. A flat foot holds both: a turn of the foot (given back, to be applied to the foot with
     its toes, about the ankle) of at most `hold_limit` radians keeps the ball where it was; beyond
     that the foot turns as the source's does, about the ankle or the ball as `roll` says; the turn
-    eases away over `settle` frames of the next phase. Heights: the pivot at its flat height, or
-    higher where the foot's lowest point would go below the floor, as a smooth curve over `settle`
-    frames (feet.ease_up)."""
+    eases away over `settle` frames of the next phase. Heights: the ankle as high as a flat foot's,
+    or as puts the ball at a flat foot's height, or the foot's lowest point on the floor, whichever
+    is highest (heel, toe and toes bent down), smoothed over a quarter of `settle` frames."""
     frames = len(ankle)
     goal, turns = np.array(ankle, dtype=float), np.broadcast_to(np.eye(3), (frames, 3, 3)).copy()
     planted = phase > 0
@@ -106,9 +115,9 @@ def plant(ankle, offsets, ball, phase, roll, up, floor, heights, settle, hold_li
                 weight = roll[span, None]
                 goal[span] = (1.0 - weight) * place + weight * (place + to_ball[0] - to_ball)
         moved = np.einsum("fij,fnj->fni", turns[start:stop], offsets[start:stop])
-        flat = np.where(phase[start:stop] == HEEL, heights[0], heights[1] - moved[:, ball] @ up)
-        height = floor + np.maximum(flat, -(moved @ up).min(axis=1))
-        goal[start:stop] = across(goal[start:stop], up) + ease_up(height, int(np.ceil(settle)))[:, None] * up
+        lowest = np.maximum(heights[0], heights[1] - moved[:, ball] @ up)
+        height = floor + smooth(np.maximum(lowest, -(moved @ up).min(axis=1)), int(round(settle / 4)))
+        goal[start:stop] = across(goal[start:stop], up) + height[:, None] * up
     return goal, turns, planted
 
 

@@ -96,7 +96,7 @@ def place_roots(take, movers, world, root_scale, levels):
             for side in "LR"
         }
         left = 1.0 / (1.0 + np.exp(np.clip((lows["L"] - lows["R"]) / (0.02 * source.legs), -50.0, 50.0)))
-        correction = _smooth(left * excess["L"] + (1.0 - left) * excess["R"], int(round(0.1 * take.fps)))
+        correction = feet.smooth(left * excess["L"] + (1.0 - left) * excess["R"], int(round(0.1 * take.fps)))
         placed[hips] = placed[hips] - correction[:, None] * up
     return placed
 
@@ -122,15 +122,6 @@ def world_positions(skeleton, world, fixed):
         else:
             out.append(out[p] + world[p] @ skeleton.offsets[k])
     return out
-
-
-def _smooth(values, width):
-    """values (F,) averaged twice over windows of 2 `width` + 1 frames (a triangle filter; ends
-    held)."""
-    for _ in range(2 * (width > 0)):
-        padded = np.pad(values, width, mode="edge")
-        values = np.lib.stride_tricks.sliding_window_view(padded, 2 * width + 1).mean(axis=1)
-    return values
 
 
 def _below(skeleton, world, top, joint):
@@ -168,7 +159,7 @@ def _foot_goals(take, world, position, ground, contact, settle):
         step = _angle(np.swapaxes(turning[:-1], 1, 2) @ turning[1:]) * fps
         turn_speed = np.concatenate([step[:1], np.maximum(step[1:], step[:-1]), step[-1:]]) if len(step) else [0.0]
         phase = feet.phases(on_ankle, on_ball, *speeds, turn_speed, STILL)
-        roll = _smooth(speeds[0] / np.maximum(speeds[0] + speeds[1], 1e-12 * source.legs), int(round(0.05 * fps)))
+        roll = feet.smooth(speeds[0] / np.maximum(speeds[0] + speeds[1], 1e-12 * source.legs), int(round(0.05 * fps)))
         offsets = target.points(linear, at, side) - position[foot][:, None]
         joints = list(target.feet[side][0])
         tip = joints.index(target.roles[f"toe.{side}"]) if f"toe.{side}" in target.roles else offsets.shape[1] - 1
