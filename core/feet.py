@@ -6,7 +6,9 @@ import numpy as np
 from . import rotations
 
 
-def contacts(positions, up, fps, leg_length, *, pace=None, height=0.05, speed=0.25, release=1.6, shortest=0.05):
+def contacts(
+    positions, up, fps, leg_length, *, pace=None, height=0.05, speed=0.25, release=1.6, shortest=0.05, drift=0.03
+):
     """(F,) bool: frames where a foot point at `positions` (F, 3) stands on the ground.
 
     A contact starts where the point lies within `height` leg lengths above its ground level (the
@@ -14,9 +16,11 @@ def contacts(positions, up, fps, leg_length, *, pace=None, height=0.05, speed=0.
     body's pace (`pace` (F,): the hips' speed on the floor plane, but at least one leg length per
     second; central differences), and lasts until the point rises above `release` times that
     height or moves faster than `release` times that speed, so that values near a threshold do not
-    flicker. Gaps between contacts shorter than `shortest` seconds are closed, then contacts
-    shorter than that dropped. Scaled by the pace, the speed threshold holds for walks and for
-    runs, whose planted feet move more between frames at 30 fps."""
+    flicker. Gaps between contacts shorter than `shortest` seconds are closed; each contact loses
+    the frames at its ends where the point lies farther than `drift` leg lengths from its median
+    place on the floor plane (a foot still landing, or pushing off); contacts shorter than
+    `shortest` are dropped. Scaled by the pace, the speed threshold holds for walks and for runs,
+    whose planted feet move more between frames at 30 fps."""
     positions = np.asarray(positions, dtype=float)
     if len(positions) < 2:
         return np.zeros(len(positions), dtype=bool)
@@ -29,7 +33,15 @@ def contacts(positions, up, fps, leg_length, *, pace=None, height=0.05, speed=0.
     last = np.maximum.accumulate(np.where(enter | leave, np.arange(len(level)), -1))
     contact = np.where(last >= 0, enter[np.maximum(last, 0)], False)
     frames = shortest * fps
-    return _flip_short_runs(_flip_short_runs(contact, False, frames), True, frames)
+    contact = _flip_short_runs(contact, False, frames)
+    flat = across(positions, up / np.linalg.norm(up))
+    for start, stop in runs(contact):
+        away = np.linalg.norm(flat[start:stop] - np.median(flat[start:stop], axis=0), axis=1) > drift * leg_length
+        near = np.flatnonzero(~away)
+        contact[start:stop] = False
+        if len(near):
+            contact[start + near[0] : start + near[-1] + 1] = True
+    return _flip_short_runs(contact, True, frames)
 
 
 def smooth(values, width):
@@ -187,16 +199,21 @@ def ease_up(values, width):
     return np.lib.stride_tricks.sliding_window_view(highest, 2 * width + 1).mean(axis=1)
 
 
-def two_bone_ik(hip, knee, ankle, goal, pole=None):
+def two_bone_ik(hip, knee, ankle, goal, pole=None, soft=0.0):
     """World rotations (n, 3, 3) that, applied on the left about the hip and then about the moved
     knee, bring the ankle to `goal` (as near as the two bones reach): (upper, lower), with the knee
     bending in the plane of the hip, the knee and the goal. All arguments (n, 3) world positions;
     `pole` (n, 3), unit directions the knee points to, steadies that plane where the leg is nearly
-    straight (weighted as a knee bent by 6 degrees: a bent knee's own plane wins)."""
+    straight (weighted as a knee bent by 6 degrees: a bent knee's own plane wins). `soft` (a length)
+    keeps the knee from snapping straight: a goal farther than the leg's reach less `soft` is
+    reached only as far as an exponential approach to the full reach takes it (soft IK)."""
     thigh, shin = np.linalg.norm(knee - hip, axis=1), np.linalg.norm(ankle - knee, axis=1)
     reach = goal - hip
     distance = np.linalg.norm(reach, axis=1)
     direction = reach / np.where(distance > 0, distance, 1.0)[:, None]
+    if soft > 0:
+        near = thigh + shin - soft
+        distance = np.where(distance > near, near + soft * -np.expm1(-(distance - near) / soft), distance)
     distance = np.clip(distance, np.abs(thigh - shin) + 1e-9, thigh + shin - 1e-9)
     bend = _perpendicular(knee - hip if pole is None else knee - hip + 0.1 * thigh[:, None] * pole, direction)
     along = (thigh**2 - shin**2 + distance**2) / (2.0 * distance)

@@ -20,7 +20,7 @@ def retarget(
     root_scale="legs",
     fix_feet=True,
     contact_height=0.05,
-    contact_speed=0.25,
+    contact_speed=0.15,
     blend=0.1,
     up=None,
     euler_orders=None,

@@ -12,6 +12,7 @@ from .skeleton import child_lists, descendants
 
 STILL = np.radians(1e9)  # EXPERIMENT
 HOLD = np.radians(4.0)  # at most this turn keeps a flat foot's ankle and ball both in place
+SOFT = 0.02  # leg lengths short of full reach where a knee straightening towards a goal starts to slow
 MOST_TURN = np.radians(0.75)  # per frame: what easing a correction in or out may add to a leg's turn
 
 
@@ -204,7 +205,7 @@ def _bend_legs(target, world, position, goals, up, blend):
     for (thigh, shin, foot), (goal, turns, weight) in eased.items():
         frames = np.flatnonzero(weight > 0)
         chain = [position[j][frames] for j in (thigh, shin, foot)]
-        bends = feet.two_bone_ik(*chain, goal[frames], poles[thigh][frames])
+        bends = feet.two_bone_ik(*chain, goal[frames], poles[thigh][frames], SOFT * target.legs)
         kept = set(descendants(children, foot))
         for top, bend in zip((thigh, shin), bends):
             bend = rotations.scale_rotation(bend, weight[frames])
