@@ -14,7 +14,7 @@ def contacts(
     A contact starts where the point lies within `height` leg lengths above its ground level (the
     2nd percentile of its height along `up` over the take) and moves slower than `speed` times the
     body's pace (`pace` (F,): the hips' speed on the floor plane, but at least one leg length per
-    second; central differences), and lasts until the point rises above `release` times that
+    second; the slower of the steps to and from the frame), and lasts until the point rises above `release` times that
     height or moves faster than `release` times that speed, so that values near a threshold do not
     flicker. Gaps between contacts shorter than `shortest` seconds are closed; each contact loses
     the frames at its ends where the point lies farther than `drift` leg lengths from its median
@@ -26,7 +26,8 @@ def contacts(
         return np.zeros(len(positions), dtype=bool)
     level = positions @ (np.asarray(up, dtype=float) / np.linalg.norm(up))
     level = (level - np.percentile(level, 2.0)) / leg_length
-    velocity = np.linalg.norm(np.gradient(positions, axis=0), axis=1) * fps
+    steps = np.linalg.norm(np.diff(positions, axis=0), axis=1) * fps
+    velocity = np.minimum(np.r_[steps[0], steps], np.r_[steps, steps[-1]])  # a foot landing at f is still from f
     velocity /= leg_length if pace is None else np.maximum(pace, leg_length)
     enter = (level < height) & (velocity < speed)
     leave = (level > release * height) | (velocity > release * speed)
