@@ -205,7 +205,8 @@ def two_bone_ik(hip, knee, ankle, goal, pole=None, soft=0.0):
     knee, bring the ankle to `goal` (as near as the two bones reach): (upper, lower), with the knee
     bending in the plane of the hip, the knee and the goal. All arguments (n, 3) world positions;
     `pole` (n, 3), unit directions the knee points to, steadies that plane where the leg is nearly
-    straight (weighted as a knee bent by 6 degrees: a bent knee's own plane wins). `soft` (a length)
+    straight (the knee less than 12 degrees off the line from the hip to the goal; fading out
+    towards there, so a bent knee keeps its own plane). `soft` (a length)
     keeps the knee from snapping straight: a goal farther than the leg's reach less `soft` is
     reached only as far as an exponential approach to the full reach takes it (soft IK)."""
     thigh, shin = np.linalg.norm(knee - hip, axis=1), np.linalg.norm(ankle - knee, axis=1)
@@ -216,7 +217,12 @@ def two_bone_ik(hip, knee, ankle, goal, pole=None, soft=0.0):
         near = thigh + shin - soft
         distance = np.where(distance > near, near + soft * -np.expm1(-(distance - near) / soft), distance)
     distance = np.clip(distance, np.abs(thigh - shin) + 1e-9, thigh + shin - 1e-9)
-    bend = _perpendicular(knee - hip if pole is None else knee - hip + 0.1 * thigh[:, None] * pole, direction)
+    bent = knee - hip
+    if pole is not None:
+        near = 0.2 * thigh[:, None]  # the knee 12 degrees off the line
+        off = np.linalg.norm(bent - np.sum(bent * direction, axis=1, keepdims=True) * direction, axis=1)[:, None]
+        bent = bent + np.maximum(near - off, 0.0) * pole
+    bend = _perpendicular(bent, direction)
     along = (thigh**2 - shin**2 + distance**2) / (2.0 * distance)
     height = np.sqrt(np.maximum(thigh**2 - along**2, 0.0))
     new_knee = hip + along[:, None] * direction + height[:, None] * bend

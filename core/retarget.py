@@ -9,7 +9,7 @@ from . import rotations, stance
 from .body import Body, upright_turn
 from .bone_map import auto_map, up_from_roles
 from .motion import Motion
-from .skeleton import ROTATION_CHANNELS, child_lists
+from .skeleton import ROTATION_CHANNELS, child_lists, descendants
 
 
 def retarget(
@@ -55,7 +55,9 @@ def retarget(
         up = up_from_roles(body_source.roles, position[:: max(1, len(position) // 25)])
     up = body_source.up if up is None else np.asarray(up, dtype=float) / np.linalg.norm(up)
     take = stance.Take(body_source, body_target, pairs, world, position, up, motion.fps)
-    world_target = _target_world(source, target, pairs, world, _alignments(body_source, body_target, pairs))
+    upright = upright_turn(body_source, body_target)
+    world_target = _target_world(source, target, pairs, world, _alignments(body_source, body_target, pairs, upright))
+    _steer_trunk(take, world_target, upright)
     levels = stance.floors(take, root_scale)
     movers = [k for k in pairs if _top(target.parents, pairs, k)]
     placed = stance.place_roots(take, movers, world_target, root_scale, levels)
@@ -113,7 +115,7 @@ def _target_world(source, target, pairs, world, align):
 _LIKE_PARENT = {"ground", "spine", "neck", "head", "hand", "palm", "toe"}  # see _alignments
 
 
-def _alignments(source, target, pairs):
+def _alignments(source, target, pairs, upright):
     """(K, 3, 3) world rotations A that turn each mapped target joint's rest pose onto its source's
     (Bodies `source` and `target`), by what the body part means:
     - the hips: the upright turn (body.upright_turn: up onto up, hip sockets onto hip sockets), so
@@ -129,7 +131,6 @@ def _alignments(source, target, pairs):
       alignment (a smallest turn for one direction, the best fit for several): what removes A
       versus T poses.
     Unmapped joints take their parent's alignment (roots the upright turn)."""
-    upright = upright_turn(source, target)
     rest_source, rest_target = source.rest, target.rest
     tiny = 1e-9 * max(source.legs, target.legs)
     parts = {int(j): role for role, joints in target.roles.items() for j in np.ravel(joints)}
@@ -159,6 +160,44 @@ def _alignments(source, target, pairs):
             stack.extend(children[c])
         align[k] = _fit(np.array(mine).reshape(-1, 3), np.array(theirs).reshape(-1, 3)) @ align[k]
     return align
+
+
+def _steer_trunk(take, world, upright):
+    """Turn the target's hips and spine, with what hangs from them unmapped (world rotations, in
+    place), so that its trunk, the line from the hip sockets' midpoint to the upper arms', turns
+    from its rest as the source's does; legs, arms, neck and head keep their world rotations. Both
+    trunks then lean alike however differently the rigs' pelvis and spine joints sit (CMU's hips
+    joint lies 9 cm above its sockets, Rigify's below them: the same pelvis tilt swings their
+    sockets opposite ways)."""
+    source, target = take.source, take.target
+    ends = [_trunk_joints(body) for body in (source, target)]
+    if None in ends or "hips" not in target.roles:
+        return
+    (sockets_s, arms_s), (sockets_t, arms_t) = ends
+    rest = source.rest[arms_s].mean(axis=0) - source.rest[sockets_s].mean(axis=0)
+    now = take.position[:, arms_s].mean(axis=1) - take.position[:, sockets_s].mean(axis=1)
+    goal = rotations.swing(rest, now) @ (
+        upright @ (target.rest[arms_t].mean(axis=0) - target.rest[sockets_t].mean(axis=0))
+    )
+    skeleton, hips = target.skeleton, target.roles["hips"]
+    torso = {hips, *np.ravel(target.roles.get("spine", []))}
+    owner = {}
+    for k in descendants(child_lists(skeleton.parents), hips):
+        owner[k] = k if k in take.pairs or k == hips else owner.get(skeleton.parents[k], k)
+    turned = [k for k in owner if owner[k] in torso]
+    for _ in range(2):
+        trunk = np.mean([stance.below(skeleton, world, hips, k) for k in arms_t], axis=0)
+        trunk -= np.mean([stance.below(skeleton, world, hips, k) for k in sockets_t], axis=0)
+        turn = rotations.swing(trunk, goal)
+        for k in turned:
+            world[k] = turn @ world[k]
+
+
+def _trunk_joints(body):
+    """([hip sockets], [upper arms]) joint lists of a Body, or None without both pairs."""
+    sockets = [body.roles.get(f"thigh.{side}") for side in "LR"]
+    arms = [body.roles.get(f"upper_arm.{side}") for side in "LR"]
+    return None if None in sockets + arms else (sockets, arms)
 
 
 def _fit(a, b):

@@ -85,7 +85,7 @@ def place_roots(take, movers, world, root_scale, levels):
     sockets = take.position[:, list(source.sockets)].mean(axis=1)
     height = levels.ground + levels.scale * (sockets @ up - levels.floor)
     goal = levels.stride * (sockets - (sockets @ up)[:, None] * up) + height[:, None] * up
-    placed[hips] = goal - np.mean([_below(target.skeleton, world, hips, k) for k in target.sockets], axis=0)
+    placed[hips] = goal - np.mean([below(target.skeleton, world, hips, k) for k in target.sockets], axis=0)
     if set(source.feet) == set(target.feet) == {"L", "R"}:
         linear = np.stack(world, axis=1)
         at = np.stack(world_positions(target.skeleton, world, placed), axis=1)
@@ -125,7 +125,7 @@ def world_positions(skeleton, world, fixed):
     return out
 
 
-def _below(skeleton, world, top, joint):
+def below(skeleton, world, top, joint):
     """(F, 3) world vector from joint `top` to its descendant `joint`, from world rotations."""
     out = 0.0
     while joint != top:
@@ -175,7 +175,8 @@ def _bend_legs(target, world, position, goals, up, blend):
     that planted feet reach their goals (in place, updating `world` and `position`).
 
     Each contact eases in and out over `blend` frames or more: as many as keep the correction's
-    turn of the thigh and shin under MOST_TURN a frame (feet.ramps). Every joint first moves down
+    turn of the thigh and shin under MOST_TURN a frame (feet.ramps: a smoothstep rises 1.5 times
+    faster than a straight ramp at its steepest). Every joint first moves down
     along `up` as far as a goal out of the leg's reach needs (eased over `blend` frames); then a
     two-bone IK turns the thigh's subtree about the hip and the shin's about the knee, in the plane
     of the free leg (the source's knee: no inward fall; the body's forward carried by the thigh
@@ -192,7 +193,7 @@ def _bend_legs(target, world, position, goals, up, blend):
         chain = [position[j][edges] for j in (thigh, shin, foot)]
         upper, lower = feet.two_bone_ik(*chain, goal[edges], poles[thigh][edges])
         widths = np.full(len(planted), float(blend))
-        widths[edges] = np.maximum(blend, np.ceil(np.maximum(_angle(upper), _angle(lower)) / MOST_TURN))
+        widths[edges] = np.maximum(blend, np.ceil(2.0 * np.maximum(_angle(upper), _angle(lower)) / MOST_TURN))
         goal, turns, weight = feet.ramps(goal, turns, position[foot], planted, widths)
         eased[thigh, shin, foot] = goal, turns, weight
         reach = (np.linalg.norm(rest[shin] - rest[thigh]) + np.linalg.norm(rest[foot] - rest[shin])) * 0.999
