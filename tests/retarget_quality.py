@@ -17,8 +17,9 @@ leg length    L = |hip socket (thigh joint) - ankle (foot joint)| + ankle height
               at rest, the mean of both sides (a rest pose that is not standing has no ankle
               height: the distance alone).
 stance        per source foot, frames where the foot's lowest point lies within 0.03 L of its
-              lowest height over the take and that point moves horizontally slower than 0.15 L/s,
-              or 0.15 times the hips' horizontal speed where that is more (a sprint's planted
+              lowest height over the take and that point moves slower than 0.15 L/s (in 3D: a
+              point still coming down has not landed), or 0.15 times the hips' horizontal speed
+              where that is more (a sprint's planted
               toes roll at 0.3-0.5 L/s), in runs of at least 3 frames; a point's speed at a frame
               is the slower of its steps from the frame before and to the frame after (a foot that
               lands at f is still from f on). Ankle contacts and ball contacts are found the same
@@ -440,11 +441,12 @@ _VALUES = {
 
 def checks(quality, fix_feet):
     """{acceptance point: True (pass), False (fail) or None (n/a: undefined, or not judged with
-    these options: slide without fix_feet, limbs with it)}."""
+    these options: soles and slide without fix_feet, which copies the source's own heights and
+    steps, uneven as a capture's floor is; limbs with it, which bends legs on purpose)}."""
     out = {}
     for name, accept in ACCEPTANCE.items():
         values = [getattr(quality, v) for v in _VALUES[name]]
-        judged = not ((name == "slide" and not fix_feet) or (name == "limbs" and fix_feet))
+        judged = not ((name in ("slide", "sole") and not fix_feet) or (name == "limbs" and fix_feet))
         out[name] = None if not judged or any(math.isnan(v) for v in values) else bool(accept(quality))
     return out
 
