@@ -123,9 +123,9 @@ def _alignments(source, target, pairs, upright):
     - spine, neck, head, hands, palms, toes and ground joints: their parent's alignment, so that they
       turn from their rest exactly as the source's do (both rigs stand upright and look forward at
       rest; a hand straight with its forearm stays so, whatever finger roots the rigs have);
-    - feet: where both rest poses stand on them (body.flat_foot), the upright turn and then a turn
-      about up that points the toes the source's way, so that the sole keeps its pitch to the
-      floor; else by direction, as limbs;
+    - feet: where both rest poses stand on them (body.flat_foot), the upright turn, so that a sole
+      flat on the source's floor is flat on the target's: the foot keeps its pitch to the floor
+      and turns as the source's does (else by direction, as limbs);
     - limbs and every other joint: the directions to its nearest mapped descendants (skipping ones
       at the same place) onto those of the source joints they map from, after the parent's
       alignment (a smallest turn for one direction, the best fit for several): what removes A
@@ -141,12 +141,8 @@ def _alignments(source, target, pairs, upright):
         part = parts.get(k, "").split(".")
         if k not in pairs or part[0] in _LIKE_PARENT:
             continue
-        if part[0] == "hips":
+        if part[0] == "hips" or (part[0] == "foot" and source.flat_foot(part[-1]) and target.flat_foot(part[-1])):
             align[k] = upright
-            continue
-        if part[0] == "foot" and source.flat_foot(part[-1]) and target.flat_foot(part[-1]):
-            turn = rotations.swing(source.horizontal(upright @ target.toes(part[-1])), source.toes(part[-1]))
-            align[k] = turn @ upright
             continue
         mine, theirs, stack = [], [], list(children[k])
         while stack:
