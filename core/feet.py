@@ -71,18 +71,13 @@ def runs(flags):
     return list(zip(np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)))
 
 
-HEEL, TOE, FLAT = 1, 2, 3  # the phases of a contact (0: none)
+HEEL, TOE, FLAT = 1, 2, 3  # the phases of a contact (0: none): FLAT is HEEL + TOE
 
 
-def phases(ankle_contact, ball_contact, ankle_speed, ball_speed, turn_speed, still):
-    """(F,) the phase of each frame: HEEL where only the ankle stands, TOE where only the ball does;
-    where both do, FLAT while the foot turns slower than `still` (radians per second, as its speed
-    `turn_speed` (F,)), else HEEL or TOE by which of the two moves slower (a heel striking, a heel
-    rising); 0 where neither stands."""
-    both = ankle_contact & ball_contact
-    rolling = np.where(ankle_speed <= ball_speed, HEEL, TOE)
-    out = np.where(ankle_contact, HEEL, 0) + np.where(ball_contact, TOE, 0)
-    return np.where(both, np.where(turn_speed < still, FLAT, rolling), out)
+def phases(ankle_contact, ball_contact):
+    """(F,) the phase of each frame: HEEL where only the ankle stands, TOE where only the ball does,
+    FLAT where both do (a flat foot is held, up to a turn: see `plant`), 0 where neither does."""
+    return np.where(ankle_contact, HEEL, 0) + np.where(ball_contact, TOE, 0)
 
 
 def plant(ankle, offsets, ball, phase, roll, up, floor, heights, settle, hold_limit):

@@ -10,7 +10,6 @@ from . import feet, rotations
 from .body import Body
 from .skeleton import child_lists, descendants
 
-STILL = np.radians(1e9)  # EXPERIMENT
 HOLD = np.radians(4.0)  # at most this turn keeps a flat foot's ankle and ball both in place
 SOFT = 0.02  # leg lengths short of full reach where a knee straightening towards a goal starts to slow
 MOST_TURN = np.radians(0.75)  # per frame: what easing a correction in or out may add to a leg's turn
@@ -139,8 +138,8 @@ def _foot_goals(take, world, position, ground, contact, settle):
     """{(thigh, shin, foot): (ankle goals (F, 3), foot turns (F, 3, 3), planted (F,) bool)} of the
     target's legs whose foot is mapped (feet.plant): the source's ankle (its foot joint) and ball
     (its toe joint) stand on the ground separately (feet.contacts with `contact`'s height and
-    speed); where both do, the foot is flat while it turns slower than STILL, else rolls about the
-    slower of the two (feet.phases)."""
+    speed); where both do, the foot is flat (feet.phases), turning past what feet.plant holds about
+    the slower of the two (`roll`: the ankle's share of their speeds)."""
     source, target, up, fps = take.source, take.target, take.up, take.fps
     goals = {}
     linear, at = np.stack(world, axis=1), np.stack(position, axis=1)
@@ -155,11 +154,8 @@ def _foot_goals(take, world, position, ground, contact, settle):
         ball = ankle if toe is None else take.position[:, toe]
         on_ankle = feet.contacts(ankle, up, fps, source.legs, pace=pace, **contact)
         on_ball = on_ankle if toe is None else feet.contacts(ball, up, fps, source.legs, pace=pace, **contact)
+        phase = feet.phases(on_ankle, on_ball)
         speeds = [np.linalg.norm(np.gradient(p, axis=0), axis=1) for p in (ankle, ball)]
-        turning = take.world[:, take.pairs[foot]]
-        step = _angle(np.swapaxes(turning[:-1], 1, 2) @ turning[1:]) * fps
-        turn_speed = np.concatenate([step[:1], np.maximum(step[1:], step[:-1]), step[-1:]]) if len(step) else [0.0]
-        phase = feet.phases(on_ankle, on_ball, *speeds, turn_speed, STILL)
         roll = feet.smooth(speeds[0] / np.maximum(speeds[0] + speeds[1], 1e-12 * source.legs), int(round(0.05 * fps)))
         offsets = target.points(linear, at, side) - position[foot][:, None]
         joints = list(target.feet[side][0])
