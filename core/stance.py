@@ -10,7 +10,7 @@ from . import feet, rotations
 from .body import Body
 from .skeleton import child_lists, descendants
 
-HOLD = np.radians(4.0)  # at most this turn keeps a flat foot's ankle and ball both in place
+HOLD = np.radians(4.5)  # at most this turn keeps a flat foot's ankle and ball both in place
 SOFT = 0.02  # leg lengths short of full reach where a knee straightening towards a goal starts to slow
 MOST_TURN = np.radians(0.75)  # per frame: what easing a correction in or out may add to a leg's turn
 
