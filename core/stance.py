@@ -192,10 +192,11 @@ def _bend_legs(target, world, position, goals, up, blend):
         widths[edges] = np.maximum(blend, np.ceil(2.0 * np.maximum(_angle(upper), _angle(lower)) / MOST_TURN))
         goal, turns, weight = feet.ramps(goal, turns, position[foot], planted, widths)
         eased[thigh, shin, foot] = goal, turns, weight
-        reach = (np.linalg.norm(rest[shin] - rest[thigh]) + np.linalg.norm(rest[foot] - rest[shin])) * 0.999
+        reach = np.linalg.norm(rest[shin] - rest[thigh]) + np.linalg.norm(rest[foot] - rest[shin])
+        reach -= 0.75 * SOFT * target.legs  # where the soft IK still reaches its goal within half a millimetre a metre
         drop = np.maximum(drop, np.where(weight > 0, feet.drop_to_reach(position[thigh], goal, reach, up), 0.0))
     if np.any(drop > 0):
-        drop = feet.ease_up(drop, int(np.ceil(blend)))
+        drop = feet.ease_up(drop, int(np.ceil(2 * blend)))
         for joint in position:
             joint -= drop[:, None] * up
     children = child_lists(skeleton.parents)
