@@ -87,7 +87,7 @@ def plant(ankle, offsets, ball, phase, roll, up, floor, heights, settle, hold_li
     joints and their tips) from the ankle in the world, offsets[:, ball] the ball's; phase (F,): see
     `phases`; roll (F,) in [0, 1]: how much a flat foot turns about the ball rather than the ankle
     (the source's); up: unit up; floor: the floor's height along up; heights: (ankle, ball)
-    heights above the floor of a flat foot (the rest pose's).
+    heights above the floor of a flat foot (the rest pose's; -inf for a rest pose that does not stand).
 
     Each run of planted frames (a contact) holds its pivot's place on the floor plane: the ankle's
     while the heel stands, the ball's while the toe does; the first phase its mean place, each later

@@ -161,7 +161,7 @@ def _foot_goals(take, world, position, ground, contact, settle):
         joints = list(target.feet[side][0])
         tip = joints.index(target.roles[f"toe.{side}"]) if f"toe.{side}" in target.roles else offsets.shape[1] - 1
         rest = target.points(target.rest_rotations[None], target.rest[None], side)[0]
-        heights = target.height(rest[[0, tip]])
+        heights = target.height(rest[[0, tip]]) if target.flat_foot(side) else np.full(2, -np.inf)  # no flat pose
         goals[chain] = feet.plant(position[foot], offsets, tip, phase, roll, up, ground, heights, settle, HOLD)
     return goals
 
