@@ -141,6 +141,7 @@ def _foot_goals(take, world, position, ground, contact, settle):
     speed); where both do, the foot is flat (feet.phases), turning past what feet.plant holds about
     the slower of the two (`roll`: the ankle's share of their speeds)."""
     source, target, up, fps = take.source, take.target, take.up, take.fps
+    stance = source.sockets is not None and target.sockets is not None
     goals = {}
     linear, at = np.stack(world, axis=1), np.stack(position, axis=1)
     hips = take.position[:, source.roles["hips"]] if "hips" in source.roles else take.position.mean(axis=1)
@@ -162,8 +163,27 @@ def _foot_goals(take, world, position, ground, contact, settle):
         tip = joints.index(target.roles[f"toe.{side}"]) if f"toe.{side}" in target.roles else offsets.shape[1] - 1
         rest = target.points(target.rest_rotations[None], target.rest[None], side)[0]
         heights = target.height(rest[[0, tip]]) if target.flat_foot(side) else np.full(2, -np.inf)  # no flat pose
-        goals[chain] = feet.plant(position[foot], offsets, tip, phase, roll, up, ground, heights, settle, HOLD)
+        free = position[foot] + (_stance_width(take, position, side, ankle) if stance else 0.0)
+        goals[chain] = feet.plant(free, offsets, tip, phase, roll, up, ground, heights, settle, HOLD)
     return goals
+
+
+def _stance_width(take, position, side, ankle):
+    """(F, 3) the shift across the target's body that puts its ankle as far from the midline
+    between its hip sockets, in hip widths, as the source's `ankle` (F, 3) is from the source's:
+    a planted foot keeps the source's stance width, whatever the rigs' hips and legs (a rig with
+    narrower hips for its legs would otherwise walk with its feet in one line)."""
+    up = take.up
+    offset = []
+    for body, at in ((take.source, take.position), (take.target, np.stack(position, axis=1))):
+        left, right = (at[:, k] for k in body.sockets)
+        across = feet.across(left - right, up)
+        width = np.linalg.norm(across, axis=1, keepdims=True)
+        lateral = across / width
+        point = ankle if body is take.source else at[:, body.roles[f"foot.{side}"]]
+        offset.append((np.sum((point - (left + right) / 2) * lateral, axis=1, keepdims=True) / width, lateral, width))
+    (source_share, _, _), (target_share, lateral, width) = offset
+    return (source_share - target_share) * width * lateral
 
 
 def _bend_legs(target, world, position, goals, up, blend):

@@ -30,11 +30,13 @@ def retarget_armature_steps(context, source, target, bone_map=None, *, resample=
     resample  key the target on whole scene frames, resampling (core.resample) a source keyed
               between them; else on the frames the source is read at (see `source_frames`)
     name      the new action's name (default: the source action's, then the target's)
-    options   those of core.retarget: root_scale ("legs" or a number), fix_feet, ...
+    options   those of core.retarget: root_scale ("legs" or a number, default "legs"), fix_feet
+              (default on: feet held on the target's floor while the source's stand), ...
 
     The source is read (read.armature.armature_motion) over its action's frame range, in world
-    axes and about its object's origin; the target moves the same way about its own origin, so it
-    walks from where it stands.
+    axes and about its object's origin, its rest pose standing as its object stands (see
+    `_rest_in_world`); the target moves the same way about its own origin, so it walks from where
+    it stands.
     """
     for obj, role in ((source, "source"), (target, "target")):
         _usable(obj, role)
@@ -50,7 +52,7 @@ def retarget_armature_steps(context, source, target, bone_map=None, *, resample=
     _from_origin(skeleton, translations, np.array(source.matrix_world)[:3, 3])
     times = (frames - frames[0]) / rate
     fps = (len(frames) - 1) / times[-1] if len(frames) > 1 else rate
-    motion = core.Motion(skeleton, fps, motion.euler, motion.euler_orders, translations)
+    motion = _rest_in_world(core.Motion(skeleton, fps, motion.euler, motion.euler_orders, translations), source)
     if resample and np.any(frames != np.round(frames)):
         whole = np.arange(math.ceil(frames[0]), math.floor(frames[-1]) + 1, dtype=float)
         motion = core.resample(motion, fps=rate, times=(whole - frames[0]) / rate, source_times=times)
@@ -118,6 +120,41 @@ def source_frames(source):
         return whole
     keys = np.unique(np.concatenate([compat.key_arrays(curve)[0] for curve in curves]))
     return keys[(keys >= first) & (keys <= last)]
+
+
+def _rest_in_world(motion, source):
+    """`motion` (read from armature `source` by armature_motion) with its rest pose in world axes.
+
+    armature_motion reads a take as the export path writes it: the rest pose in the armature's
+    axes, the object's rotation carried by the roots' rotations (a BVH joint has no rest
+    rotation). The world pose is right, but core.retarget also reads the source's rest pose as a
+    standing body (up, floor, legs, feet, trunk: core.body), and an armature inside a turned object
+    (an FBX import: 90 degrees about X) would lie on its back there. So the roots take the object's
+    rotation as their rest rotation, and their rotations lose it: the same world pose, its rest now
+    standing in the world as the object stands it."""
+    turn = rotations.nearest_rotation(np.array(source.matrix_world)[:3, :3])
+    if np.allclose(turn, np.eye(3), rtol=0.0, atol=1e-7):
+        return motion
+    skeleton = motion.skeleton
+    rest = np.repeat(np.eye(3)[None], skeleton.joint_count, axis=0)
+    if skeleton.rest_rotations is not None:
+        rest = skeleton.rest_rotations.copy()
+    euler = motion.euler.copy()
+    for root in skeleton.roots:  # world = (turn R) E' = R E: E' = R^T turn^T R E
+        order = motion.euler_orders[root]
+        local = rest[root].T @ turn.T @ rest[root] @ rotations.euler_to_matrix(euler[:, root], order)
+        euler[:, root] = rotations.euler_continuity(rotations.matrix_to_euler(local, order))
+        rest[root] = turn @ rest[root]
+    standing = core.Skeleton(
+        skeleton.names,
+        skeleton.parents,
+        skeleton.offsets,
+        channels=skeleton.channels,
+        end_site_parents=skeleton.end_site_parents,
+        end_site_offsets=skeleton.end_site_offsets,
+        rest_rotations=rest,
+    )
+    return core.Motion(standing, motion.fps, euler, motion.euler_orders, motion.translations)
 
 
 def _usable(obj, role):

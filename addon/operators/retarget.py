@@ -31,9 +31,10 @@ class Options:
     )
     fix_feet: BoolProperty(
         name="Fix Feet",
-        default=False,
-        description="Keep the target's feet still while the source's feet stand on the ground (the legs bend "
-        "by two-bone IK)",
+        default=True,  # core.retarget's default
+        description="Hold the target's feet on its floor while the source's feet stand: planted on the heel, "
+        "flat, then on the ball as the source's roll from heel to toe, the legs bent to reach them by two-bone "
+        "IK eased in and out in rotation space (off: the legs turn exactly as the source's, and feet may slide)",
     )
     resample: BoolProperty(
         name="Resample to Scene Rate",

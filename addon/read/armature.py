@@ -89,7 +89,9 @@ def armature_motion(
     if record is not None and np.abs(record.offsets - offsets).max(initial=0.0) <= 1e-6 * size:
         offsets, end_parents, end_offsets = record.offsets, record.end_site_parents, record.end_site_offsets
     else:
-        end_parents, end_offsets = _tips(obj, names, parents, rest, axes, scale)
+        end_parents, end_offsets = _tips(
+            obj, names, parents, rest, axes, scale / np.cbrt(abs(np.linalg.det(object_matrix[:3, :3])))
+        )
     noise = 1e-5 * max(np.abs(offsets).max(initial=0.0), 1e-9)  # Blender stores poses in single precision
     for j, c in enumerate(channels):
         if (
@@ -160,7 +162,9 @@ def _layout(recorded, root, mode, rotation_order, position_channels):
 
 
 def _tips(obj, names, parents, rest, axes, scale):
-    """End Sites at the tails of the leaf bones: (E,) joint indices and (E, 3) offsets."""
+    """End Sites at the tails of the leaf bones: (E,) joint indices and (E, 3) offsets, `scale`
+    armature units per file unit (Blender units per file unit over the object's scale, as the
+    joints' offsets have it: an FBX import's 0.01 makes its bones' centimetres metres)."""
     leaves = [j for j in range(len(names)) if j not in parents]
     tails = np.array([(rest[j] @ [0.0, obj.data.bones[names[j]].length, 0.0, 1.0])[:3] for j in leaves])
     return leaves, ((tails - rest[leaves, :3, 3]) @ axes / scale if leaves else None)
