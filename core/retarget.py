@@ -21,31 +21,31 @@ def retarget(
     fix_feet=True,
     contact_height=0.05,
     contact_speed=0.15,
-    blend=0.1,
+    blend=0.2,
     up=None,
     euler_orders=None,
 ):
-    """A Motion of `target` (a Skeleton with its own offsets and rest_rotations) moving like `motion`.
+    """A Motion of `target` (a Skeleton with its own offsets and rest_rotations) moving like `motion`,
+    its rest pose aligned with the source's by body part, its trunk turning as the source's does,
+    its hips placed by its hip sockets and its feet planted on its floor (docs/retarget.md).
 
     bone_map        {source joint: target joint} (default: auto_map(motion.skeleton, target)); an
                     unmapped target joint keeps its rest pose relative to its parent, so it follows
                     its nearest mapped ancestor
-    root_scale      "legs" (default): the topmost mapped joints (the hips) move through the world
-                    like their source joints scaled by the ratio of the legs' lengths, target over
-                    source (a taller rig takes longer steps; cm to m converts); or a number
-    fix_feet        keep feet still while the source's feet stand on the ground: contacts are
-                    frames where a source foot lies within `contact_height` leg lengths of its
-                    lowest point and moves slower than `contact_speed` leg lengths per second; the
-                    target's leg bends (two-bone IK) to hold the foot at its mean position of each
-                    contact, easing in and out over `blend` seconds; where a foot cannot reach, the
-                    whole body first moves down as far as needed
-    up              the up direction for contacts (default: the source's rest pose, hips to head,
-                    snapped to an axis)
+    root_scale      "legs" (default): steps scale with the legs' bones, heights above the floor with
+                    the legs' socket-to-floor lengths, target over source (stance.place_roots); or
+                    a number for both
+    fix_feet        hold the feet on the target's floor while the source's stand (default): ankle
+                    and ball contacts within `contact_height` leg lengths of their ground level and
+                    slower than `contact_speed` times the body's pace; heel, flat and toe phases; the
+                    legs bent by two-bone IK eased in and out in rotation space over `blend` seconds
+                    or more (stance.plant_feet); False copies the source's feet as they move
+    up              the take's up direction (default: hips to head over the take, snapped to an axis)
     euler_orders    one Euler order for every joint, or one per joint (default: the order of each
                     joint's rotation channels in the target's layout, else "ZXY")
 
-    Source and target share world axes and the ground: convert one of them first if their up
-    axes differ.
+    Source and target share world axes and the ground; a target whose rest pose stands on another
+    axis is stood on the source's.
     """
     source = motion.skeleton
     pairs = _pairs(source, target, auto_map(source, target) if bone_map is None else bone_map)

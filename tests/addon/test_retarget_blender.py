@@ -5,12 +5,13 @@ mapped limb bone points where the source's does and every mapped bone turns as i
 placed so that the soles stand on the target's own floor; with Fix Feet (the default) the feet
 hold still while the source's stand. Failures leave nothing; undo works."""
 
+import inspect
 import json
 
 import numpy as np
 import pytest
 
-from blender_scene import bpy, data_counts, fresh_scene, world_heads
+from blender_scene import bpy, data_counts, fresh_scene
 from corpus_files import CORPUS, needs_corpus
 from mocap_io import core
 from mocap_io.addon import import_asf, import_bvh, retarget_armature
@@ -190,12 +191,11 @@ CMU_FEET = ["lfoot", "ltoes", "rfoot", "rtoes"]
 CMU_THIGHS = ("lfemur", "rfemur")
 MIXAMO_FEET = [f"mixamorig:{side}{bone}" for side in ("Left", "Right") for bone in ("Foot", "ToeBase")]
 MIXAMO_THIGHS = ("mixamorig:LeftUpLeg", "mixamorig:RightUpLeg")
-LEGS = ("thigh", "shin", "foot", "toe", "femur", "tibia", "UpLeg", "Leg", "Foot", "ToeBase")
 
 
 def on_legs(bone):
-    """Whether `bone` (either rig's name) is a leg bone, which Fix Feet bends."""
-    return any(word in bone for word in LEGS) and "Hand" not in bone
+    """Whether `bone` of the Mixamo-like rig is a leg bone, which Fix Feet bends."""
+    return any(word in bone for word in ("Leg", "Foot", "ToeBase"))
 
 
 def mapped_below(target, mapped):
@@ -530,10 +530,8 @@ def test_the_panel_draws_the_settings_the_bone_map_and_the_operators():
     rig = mixamo_rig(source)
     panel, rows = bpy.types.VIEW3D_PT_mocap_io_retarget, bpy.types.MOCAP_IO_UL_bone_map
     # Fix Feet on by default, as in core.retarget, on the panel and on the operator
-    import inspect
-
     default = inspect.signature(core.retarget).parameters["fix_feet"].default
-    for rna in (bpy.types.RetargetSettings.bl_rna, bpy.ops.mocap_io.retarget.get_rna_type()):
+    for rna in (bpy.context.scene.mocap_io_retarget.bl_rna, bpy.ops.mocap_io.retarget.get_rna_type()):
         assert rna.properties["fix_feet"].default is default is True
     assert (panel.bl_space_type, panel.bl_region_type, panel.bl_category) == ("VIEW_3D", "UI", "Mocap I/O")
     settings = bpy.context.scene.mocap_io_retarget
