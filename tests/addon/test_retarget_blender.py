@@ -25,7 +25,7 @@ pytestmark = needs_corpus
 TAKE = CORPUS / "bvh/motionbuilder-cmu/16_15.bvh"  # CMU 16_15 by MotionBuilder: 471 frames at 120 fps
 SAMPLED = np.arange(1, 472, 47)
 LIMIT = 2.0  # degrees
-SOLES = 0.025  # metres: see soles_on_their_floors
+SOLES = 0.03  # metres: see soles_on_their_floors
 
 # the Mixamo-like rig: its joints at the take's (so that every mapped bone can point the same way)
 MIXAMO = {  # Mixamo joint: (parent, the take's joint at its head)
@@ -182,7 +182,8 @@ def soles_on_their_floors(source, source_feet, target, target_feet, frames):
     2nd percentile of its lowest foot point over `frames`). core.retarget places the hips so: the
     lower foot as high above the target's floor as the source's above its floor, times the legs'
     ratio; that correction is smoothed over 0.1 s (the hips never jump where the lower foot
-    changes), what SOLES allows for, against the 15 to 21 cm the rigs' floors lie apart."""
+    changes): SOLES allows for it and for the ratio (1.9 and 2.3 cm measured with Fix Feet off),
+    against the 15 to 36 cm by which other floors would miss."""
     theirs, ours = lowest(source, source_feet, frames), lowest(target, target_feet, frames)
     return np.abs((ours - rest_floor(target, target_feet)) - (theirs - np.percentile(theirs, 2.0))).max()
 
