@@ -48,11 +48,12 @@ def scipy_slerp(motion, fps):
 
 def core_rows(motion, target, repeat):
     bone_map = core.auto_map(motion.skeleton, target)
-    ours = best(lambda: core.retarget(motion, target, bone_map), repeat)
+    ours = best(lambda: core.retarget(motion, target, bone_map), repeat)  # the default: feet fixed
     fk = best(motion.world_transforms, repeat)
+    plain = best(lambda: core.retarget(motion, target, bone_map, fix_feet=False), repeat)
     rows = [
         ("retarget", ours, "source FK alone", fk),
-        ("retarget, feet", best(lambda: core.retarget(motion, target, bone_map, fix_feet=True), repeat), "", None),
+        ("retarget, no feet", plain, "source FK alone", fk),
         ("auto_map", best(lambda: core.auto_map(motion.skeleton, target), repeat), "", None),
     ]
     slerp = best(lambda: core.resample(motion, fps=30.0), repeat)
@@ -66,8 +67,9 @@ def core_rows(motion, target, repeat):
 # Inside Blender's Python (the bpy module) the same `motion` and `target` become two armatures, the
 # source imported by our importer and the target built with its own bone axes (A pose, random
 # rolls), and the retarget runs two ways: ours (mocap_io.retarget's bake: read the source's keys,
-# core.retarget, key the target in bulk) and Blender's own (a Copy Rotation constraint, world space,
-# on every mapped target bone, Copy Location on the hips, then Bake Action with visual keying).
+# core.retarget, key the target in bulk; with its default Fix Feet, and without) and Blender's own
+# (a Copy Rotation constraint, world space, on every mapped target bone, Copy Location on the hips,
+# then Bake Action with visual keying: nothing holds its feet).
 def blender_rows(motion, target):
     try:
         import bpy
@@ -87,12 +89,13 @@ def blender_rows(motion, target):
     rig = build_armature(context, target, "Rig", axis_matrix("-Z", "Y"), 0.01)
     bone_map = core.auto_map(motion.skeleton, target)
 
-    def bake_ours():
-        action = retarget_armature(context, source, rig, bone_map)
+    def bake_ours(**options):
+        action = retarget_armature(context, source, rig, bone_map, **options)
         rig.animation_data.action = None
         bpy.data.actions.remove(action)
 
     mine = best(bake_ours, 3)
+    plain = best(lambda: bake_ours(fix_feet=False), 3)
     for joint, bone in bone_map.items():
         constraint = rig.pose.bones[bone].constraints.new("COPY_ROTATION")
         constraint.target, constraint.subtarget = source, joint
@@ -106,7 +109,8 @@ def blender_rows(motion, target):
     options = {"frame_start": 1, "frame_end": motion.frame_count, "only_selected": False}
     options |= {"visual_keying": True, "clear_constraints": True, "bake_types": {"POSE"}}
     theirs = best(lambda: bpy.ops.nla.bake(**options), 1)
-    return [("retarget, Blender", mine, "Copy Rotation constraints + Bake Action", theirs)]
+    peer = "Copy Rotation constraints + Bake Action"
+    return [("retarget, Blender", mine, peer, theirs), ("Blender, no feet", plain, peer, theirs)]
 
 
 # -------------------------------------------------------------------------------------------------

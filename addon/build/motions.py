@@ -66,7 +66,8 @@ def build_motions(
     bone_axes             how bones follow joint axes where the file has them: "ROLL" or "EXACT"
                           (see armature.build_armature)
     retarget              retarget every take onto the active armature (a new action each, bones
-                          mapped by core.auto_map: see retarget.retarget_take) instead of building
+                          mapped by core.auto_map, core.retarget's defaults: root motion scaled by
+                          leg length, feet fixed; see retarget.retarget_take) instead of building
                           armatures; without an active armature, build them
     Returns (objects, notes): the notes for the user (see common.messages).
     """

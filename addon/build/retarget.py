@@ -66,8 +66,9 @@ def retarget_armature_steps(context, source, target, bone_map=None, *, resample=
 
 
 def retarget_take(motion, target, name, axes, scale, frames, bone_map=None, **options):
-    """Key `motion` retargeted onto armature `target` (core.retarget with `options`) in a new action
-    called `name`, assigned to the target: a generator that yields each keyed bone's name, like
+    """Key `motion` retargeted onto armature `target` (core.retarget with `options`, else its
+    defaults: root motion scaled by leg length, feet fixed) in a new action called `name`,
+    assigned to the target: a generator that yields each keyed bone's name, like
     armature.add_action, which it calls.
 
     axes, scale  the motion's coordinates: world = scale * axes @ file, about the target's origin
