@@ -22,6 +22,9 @@ class Body:
     bones     mean thigh + shin length: what a step's length grows with
     lateral   (3,) unit left direction across the body on the floor plane: right -> left hip
               socket, else shoulder, else None
+    flat_feet whether the rest pose stands on both feet, soles on the floor (a rest pose of bones
+              laid along their joints' axes, as Bandai Namco's, or with feet pointing down along
+              the shins, as MotionBuilder's CMU conversions, does not); one answer for both feet
     """
 
     def __init__(self, skeleton, up=None):
@@ -42,6 +45,7 @@ class Body:
         self.floor = float(heights.min())
         thighs = [self.roles.get(f"thigh.{side}") for side in "LR"]
         self.sockets = None if None in thighs else tuple(thighs)
+        self.flat_feet = bool(self.feet) and all(self._stands_on(side) for side in self.feet)
         self.legs, self.bones = self._legs()
         self.lateral = self._lateral()
 
@@ -84,11 +88,10 @@ class Body:
         norm = np.linalg.norm(forward)
         return forward / norm if norm > 1e-9 * np.ptp(self.rest, axis=0).max() else None
 
-    def flat_foot(self, side):
+    def _stands_on(self, side):
         """Whether the rest pose stands on this foot: the leg points down (within 45 degrees) and the
-        toes forward (within 75 degrees of the floor plane: CesiumMan's toe joint lies 64 degrees
-        below its ankle); a rest pose of bones laid along their joints' axes (Bandai Namco's) does
-        not."""
+        toes forward (within 70 degrees of the floor plane: CesiumMan's toe joint lies 64 degrees
+        below its ankle, MotionBuilder's CMU feet point 75 to 77 degrees down, along the shin)."""
         thigh, foot, toes = self.roles.get(f"thigh.{side}"), self.roles.get(f"foot.{side}"), self.toes(side)
         if thigh is None or foot is None or toes is None:
             return False
@@ -96,7 +99,7 @@ class Body:
         points = self.points(self.rest_rotations[None], self.rest[None], side)[0]
         along = points[1:].mean(axis=0) - points[0]
         down = leg @ self.up < -np.cos(np.pi / 4) * np.linalg.norm(leg)
-        return bool(down and np.linalg.norm(self.horizontal(along)) > 0.25 * np.linalg.norm(along))
+        return bool(down and np.linalg.norm(self.horizontal(along)) > np.cos(np.radians(70.0)) * np.linalg.norm(along))
 
     def _legs(self):
         """(legs, bones): mean socket-to-floor length and mean thigh + shin length."""
@@ -121,7 +124,7 @@ class Body:
         """The foot joint's height above the lowest point of its foot at rest; where the rest pose
         does not stand on that foot, 0.4 of the foot's length (ankle to farthest foot point)."""
         points = self.points(self.rest_rotations[None], self.rest[None], side)[0]
-        if self.flat_foot(side):
+        if self.flat_feet:
             return float(points[0] @ self.up - (points @ self.up).min())
         return 0.4 * float(np.linalg.norm(points - points[0], axis=1).max())
 

@@ -198,7 +198,9 @@ def ease_up(values, width):
 def two_bone_ik(hip, knee, ankle, goal, pole=None, soft=0.0):
     """World rotations (n, 3, 3) that, applied on the left about the hip and then about the moved
     knee, bring the ankle to `goal` (as near as the two bones reach): (upper, lower), with the knee
-    bending in the plane of the hip, the knee and the goal. All arguments (n, 3) world positions;
+    bending the way it bends in the free leg: its plane through hip, knee and ankle, turned with the
+    hip-to-ankle line onto the hip-to-goal line (a goal moved sideways does not make the knee fall
+    in). All arguments (n, 3) world positions;
     `pole` (n, 3), unit directions the knee points to, steadies that plane where the leg is nearly
     straight (the knee less than 12 degrees off the line from the hip to the goal; fading out
     towards there, so a bent knee keeps its own plane). `soft` (a length)
@@ -212,12 +214,13 @@ def two_bone_ik(hip, knee, ankle, goal, pole=None, soft=0.0):
         near = thigh + shin - soft
         distance = np.where(distance > near, near + soft * -np.expm1(-(distance - near) / soft), distance)
     distance = np.clip(distance, np.abs(thigh - shin) + 1e-9, thigh + shin - 1e-9)
-    bent = knee - hip
+    bent, line = knee - hip, ankle - hip  # the free leg's own plane, carried to the goal's line
+    line /= np.linalg.norm(line, axis=1, keepdims=True)
     if pole is not None:
         near = 0.2 * thigh[:, None]  # the knee 12 degrees off the line
-        off = np.linalg.norm(bent - np.sum(bent * direction, axis=1, keepdims=True) * direction, axis=1)[:, None]
+        off = np.linalg.norm(bent - np.sum(bent * line, axis=1, keepdims=True) * line, axis=1)[:, None]
         bent = bent + np.maximum(near - off, 0.0) * pole
-    bend = _perpendicular(bent, direction)
+    bend = np.einsum("nij,nj->ni", rotations.swing(line, direction), _perpendicular(bent, line))
     along = (thigh**2 - shin**2 + distance**2) / (2.0 * distance)
     height = np.sqrt(np.maximum(thigh**2 - along**2, 0.0))
     new_knee = hip + along[:, None] * direction + height[:, None] * bend

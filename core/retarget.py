@@ -123,7 +123,7 @@ def _alignments(source, target, pairs, upright):
     - spine, neck, head, hands, palms, toes and ground joints: their parent's alignment, so that they
       turn from their rest exactly as the source's do (both rigs stand upright and look forward at
       rest; a hand straight with its forearm stays so, whatever finger roots the rigs have);
-    - feet: where both rest poses stand on them (body.flat_foot), the upright turn, so that a sole
+    - feet: where both rest poses stand on them (Body.flat_feet), the upright turn, so that a sole
       flat on the source's floor is flat on the target's: the foot keeps its pitch to the floor
       and turns as the source's does (else by direction, as limbs);
     - limbs and every other joint: the directions to its nearest mapped descendants (skipping ones
@@ -141,7 +141,7 @@ def _alignments(source, target, pairs, upright):
         part = parts.get(k, "").split(".")
         if k not in pairs or part[0] in _LIKE_PARENT:
             continue
-        if part[0] == "hips" or (part[0] == "foot" and source.flat_foot(part[-1]) and target.flat_foot(part[-1])):
+        if part[0] == "hips" or (part[0] == "foot" and source.flat_feet and target.flat_feet):
             align[k] = upright
             continue
         mine, theirs, stack = [], [], list(children[k])

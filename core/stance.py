@@ -38,7 +38,7 @@ class Take:
 class Floors:
     """floor: the source's floor in its take (the 2nd percentile of each frame's lowest foot
     point: a take's ground is rarely its rest pose's); ground: the target's floor (its rest pose's
-    lowest foot point where that stands on the ground, within a quarter leg of height 0 as a
+    lowest foot point where that stands on the ground, within 0.05 leg lengths of height 0 as a
     Blender rig does; else the source's floor times the root scale: a rest pose that floats, as a
     BVH's with its root at the origin does); scale: source heights to target heights (the legs'
     lengths from socket to floor); stride: source steps to target steps (the legs' bones)."""
@@ -57,7 +57,7 @@ def floors(take, root_scale):
         scale, stride = target.legs / take.source.legs, target.bones / take.source.bones
     else:
         scale = stride = float(root_scale)
-    ground = target.floor if abs(target.floor) <= 0.25 * target.legs else scale * floor
+    ground = target.floor if abs(target.floor) <= 0.05 * target.legs else scale * floor
     return Floors(floor, ground, scale, stride)
 
 
@@ -162,7 +162,7 @@ def _foot_goals(take, world, position, ground, contact, settle):
         joints = list(target.feet[side][0])
         tip = joints.index(target.roles[f"toe.{side}"]) if f"toe.{side}" in target.roles else offsets.shape[1] - 1
         rest = target.points(target.rest_rotations[None], target.rest[None], side)[0]
-        heights = target.height(rest[[0, tip]]) if target.flat_foot(side) else np.full(2, -np.inf)  # no flat pose
+        heights = target.height(rest[[0, tip]]) if target.flat_feet else np.full(2, -np.inf)  # no flat pose
         free = position[foot] + (_stance_width(take, position, side, ankle) if stance else 0.0)
         goals[chain] = feet.plant(free, offsets, tip, phase, roll, up, ground, heights, settle, HOLD)
     return goals

@@ -148,7 +148,7 @@ def test_euler_orders_option():
     assert core.retarget(MOTION, target).euler_orders == ["ZXY"] * 31  # no channel layout
 
 
-def test_two_bone_ik_reaches_reachable_goals_keeping_lengths_and_plane():
+def test_two_bone_ik_reaches_reachable_goals_keeping_lengths_and_the_free_legs_plane():
     rng = np.random.default_rng(0)
     hip, knee, ankle = rng.normal(size=(3, 200, 3))
     lengths = np.linalg.norm(knee - hip, axis=1), np.linalg.norm(ankle - knee, axis=1)
@@ -161,8 +161,12 @@ def test_two_bone_ik_reaches_reachable_goals_keeping_lengths_and_plane():
     new_ankle = new_knee + np.einsum("nij,nj->ni", lower @ upper, ankle - knee)
     np.testing.assert_allclose(new_ankle, goal, atol=1e-9)
     np.testing.assert_allclose(np.linalg.norm(new_knee - hip, axis=1), lengths[0], atol=1e-9)
-    normal = np.cross(knee - hip, goal - hip)
-    np.testing.assert_allclose(np.sum((new_knee - hip) * normal, axis=1), 0.0, atol=1e-9)
+    # the knee bends as in the free leg: its plane (hip, knee, ankle) turned with the hip-ankle line onto the goal's
+    turned = np.einsum("nij,nj->ni", core.rotations.swing(ankle - hip, goal - hip), np.cross(knee - hip, ankle - hip))
+    np.testing.assert_allclose(np.sum((new_knee - hip) * turned, axis=1), 0.0, atol=1e-9)
+    side = np.sum(np.cross(goal - hip, new_knee - hip) * turned, axis=1)
+    free_side = -np.sum(np.cross(knee - hip, ankle - hip) ** 2, axis=1)  # the same product for the free leg
+    np.testing.assert_array_equal(np.sign(side), np.sign(free_side))  # the knee on the free knee's side
     far = hip + 3 * (lengths[0] + lengths[1])[:, None] * direction  # out of reach: as near as it gets
     upper, lower = feet.two_bone_ik(hip, knee, ankle, far)
     new_ankle = hip + np.einsum("nij,nj->ni", upper, knee - hip) + np.einsum("nij,nj->ni", lower @ upper, ankle - knee)
