@@ -176,16 +176,19 @@ def sockets(obj, frame, thighs):
     return (heads[thighs[0]] + heads[thighs[1]]) / 2
 
 
-def soles_on_their_floors(source, source_feet, target, target_feet, frames):
+def soles_on_their_floors(source, source_feet, target, target_feet, frames, lift=None):
     """Largest difference (metres) over `frames` between the target's lowest foot point above its
-    own floor (its rest pose's lowest foot point) and the source's above the take's floor (the
-    2nd percentile of its lowest foot point over `frames`). core.retarget places the hips so: the
-    lower foot as high above the target's floor as the source's above its floor, times the legs'
-    ratio; that correction is smoothed over 0.1 s (the hips never jump where the lower foot
-    changes): SOLES allows for it and for the ratio (1.9 and 2.3 cm measured with Fix Feet off),
-    against the 15 to 36 cm by which other floors would miss."""
+    own floor and the source's above the take's floor (the 2nd percentile of its lowest foot point
+    over `frames`). The target's floor: its rest pose's lowest foot point, where that stands on the
+    ground; for a rest pose hanging from its origin (a BVH rig's), the take's floor raised by
+    `lift` (the target's origin above the source's). core.retarget places the hips so: the lower
+    foot as high above the target's floor as the source's above its floor, times the legs' ratio;
+    that correction is smoothed over 0.1 s (the hips never jump where the lower foot changes):
+    SOLES allows for it and for the ratio (1.9 and 2.3 cm measured with Fix Feet off), against the
+    15 to 36 cm by which other floors would miss."""
     theirs, ours = lowest(source, source_feet, frames), lowest(target, target_feet, frames)
-    return np.abs((ours - rest_floor(target, target_feet)) - (theirs - np.percentile(theirs, 2.0))).max()
+    floor = rest_floor(target, target_feet) if lift is None else np.percentile(theirs, 2.0) + lift
+    return np.abs((ours - floor) - (theirs - np.percentile(theirs, 2.0))).max()
 
 
 CMU_FEET = ["lfoot", "ltoes", "rfoot", "rtoes"]
@@ -270,14 +273,14 @@ def test_a_mixamo_like_rig_inside_an_fbx_transform_follows_every_bone():
     keyed = {c.data_path.split('"')[1] for c in compat.action_fcurves(rig)}
     assert keyed == set(MIXAMO)
     # the rig walks from where it stands: on the floor plane its hip sockets move as the source's
-    # (equal thighs and shins: unscaled); its soles stand on its own floor, 21 cm below its origin
-    # (its rest pose copies the take's, whose toes end 15 cm below the root's origin; its longer
-    # toe bones reach lower), no longer at the source's hips' height (a 17 cm drop here)
+    # (equal thighs and shins: unscaled); its rest pose hangs from its origin, soles 21 cm below it
+    # (it copies the take's, whose toes end 15 cm below the root's origin): no standing pose, so
+    # its soles stand on the take's floor, as the source's do
     assert rest_floor(rig, MIXAMO_FEET) == pytest.approx(-0.212, abs=0.001)
     for frame in SAMPLED:
         expected = sockets(source, frame, CMU_THIGHS) - np.array(source.location) + (3.0, 0.0, 0.0)
         np.testing.assert_allclose(sockets(rig, frame, MIXAMO_THIGHS)[:2], expected[:2], atol=1e-4)
-    assert soles_on_their_floors(source, CMU_FEET, rig, MIXAMO_FEET, range(1, 472)) < SOLES
+    assert soles_on_their_floors(source, CMU_FEET, rig, MIXAMO_FEET, range(1, 472), lift=0.0) < SOLES
 
 
 def test_from_the_fbx_like_rig_onto_a_turned_and_moved_armature():
@@ -294,13 +297,14 @@ def test_from_the_fbx_like_rig_onto_a_turned_and_moved_armature():
     # the copy's lowerneck and lhand (unmapped, between mapped joints) are keyed at rest: rigid
     assert len(directions) == 24 and max(directions.values()) < LIMIT and max(turns.values()) < LIMIT
     # the source's rest pose read as the rig stands in the world, not lying in its object's axes,
-    # its bones' ends in metres, not centimetres: the copy's soles stand on its floor, 15 cm below
-    # its origin at 0.5 m (they floated 36 cm above it, the FBX-like rig read lying on its back)
+    # its bones' ends in metres, not centimetres: the copy's soles stand on the rig's floor raised
+    # to the copy's origin at 0.5 m (they floated 36 cm above it, the FBX-like rig read lying on its
+    # back); the copy's rest pose hangs 15 cm below its origin, no standing pose
     for frame in SAMPLED:
         expected = sockets(rig, frame, MIXAMO_THIGHS) - (3.0, 0.0, 0.0) + (0.0, -4.0, 0.5)
         np.testing.assert_allclose(sockets(copy, frame, CMU_THIGHS)[:2], expected[:2], atol=1e-4)
     assert rest_floor(copy, CMU_FEET) == pytest.approx(0.5 - 0.153, abs=0.001)
-    assert soles_on_their_floors(rig, MIXAMO_FEET, copy, CMU_FEET, range(1, 472)) < SOLES
+    assert soles_on_their_floors(rig, MIXAMO_FEET, copy, CMU_FEET, range(1, 472), lift=0.5) < SOLES
 
 
 def test_the_rigify_metarig_through_the_panel_with_an_edited_bone_map(tmp_path):
