@@ -51,12 +51,17 @@ def preview(data, output, *, size=None, poses=None, up=None, gif_fps=25.0, title
         images[0].save(buffer, format="GIF", save_all=True, append_images=images[1:], duration=milliseconds, loop=0)
     else:
         _sheet(figure, views, size or (1200, 800), poses, title).save(buffer, format="PNG")
+    _write(buffer.getvalue(), output)
+
+
+def _write(data, output):
+    """The image's bytes to the file `output` (written atomically) or, for '-', to standard output."""
     if output == "-":
-        sys.stdout.buffer.write(buffer.getvalue())
+        sys.stdout.buffer.write(data)
         sys.stdout.flush()
     else:
         with atomic_write(output) as f:
-            f.write(buffer.getvalue())
+            f.write(data)
 
 
 def _views(up):
@@ -309,15 +314,9 @@ def compare(
     times, span = _common_times(figures, poses or 6)
     for subject in subjects:
         subject.choose(times)
-    image = _comparison_sheet(subjects, times, span, size or (1200, 800), title)
     buffer = io.BytesIO()
-    image.save(buffer, format="PNG")
-    if output == "-":
-        sys.stdout.buffer.write(buffer.getvalue())
-        sys.stdout.flush()
-    else:
-        with atomic_write(output) as f:
-            f.write(buffer.getvalue())
+    _comparison_sheet(subjects, times, span, size or (1200, 800), title).save(buffer, format="PNG")
+    _write(buffer.getvalue(), output)
 
 
 def _common_times(figures, count):

@@ -17,24 +17,6 @@ from mocap_io.core import rotations
 Y_UP = rotations.axis_rotation("X", np.pi / 2)  # Y up, +Z forward (file) to Z up, -Y forward (Blender)
 
 # CesiumMan's joints by role (find_roles reads its names as twist segments and its legs as arms):
-# torso_joint_1 is the hips, _2 the spine, torso_joint_3 the chest; the arms have no clavicle
-CESIUMMAN_ROLES = {
-    "hips": "Skeleton_torso_joint_1",
-    "spine": ["Skeleton_torso_joint_2", "torso_joint_3"],
-    "neck": ["Skeleton_neck_joint_1"],
-    "head": "Skeleton_neck_joint_2",
-    "upper_arm.L": "Skeleton_arm_joint_L__4_",
-    "forearm.L": "Skeleton_arm_joint_L__3_",
-    "hand.L": "Skeleton_arm_joint_L__2_",
-    "upper_arm.R": "Skeleton_arm_joint_R",
-    "forearm.R": "Skeleton_arm_joint_R__2_",
-    "hand.R": "Skeleton_arm_joint_R__3_",
-    **{
-        f"{role}.{side}": f"leg_joint_{side}_{n}"
-        for side in "LR"
-        for role, n in zip(("thigh", "shin", "foot", "toe"), (1, 2, 3, 5))
-    },
-}
 
 
 def empty_scene():

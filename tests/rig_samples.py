@@ -260,3 +260,18 @@ def mixamo_a_pose(seed=27, legs=0.85, spine=0.9, a_pose=45.0, scale=1.0):
         + [("Zrotation", "Xrotation", "Yrotation")] * (len(names) - 1),
         rest_rotations=np.einsum("kji,kjl->kil", parent_frames, frames),
     )
+
+
+CESIUM_MAN_ROLES = {  # the roles of CESIUM_MAN's joints (the real file's names): what auto_map must find
+    "hips": "Skeleton_torso_joint_1",
+    "spine": ["Skeleton_torso_joint_2", "torso_joint_3"],
+    "neck": ["Skeleton_neck_joint_1"],
+    "head": "Skeleton_neck_joint_2",  # the top of the neck chain, not a torso joint
+    "upper_arm.L": "Skeleton_arm_joint_L__4_",
+    "forearm.L": "Skeleton_arm_joint_L__3_",
+    "hand.L": "Skeleton_arm_joint_L__2_",
+    "upper_arm.R": "Skeleton_arm_joint_R",
+    "forearm.R": "Skeleton_arm_joint_R__2_",
+    "hand.R": "Skeleton_arm_joint_R__3_",
+    **{f"{role}.{s}": f"leg_joint_{s}_{n}" for s in "LR" for role, n in zip(core.bone_map.LEG[1:], (1, 2, 3, 5))},
+}

@@ -54,7 +54,7 @@ def targets(takes):
     else:
         out["rigify"] = Target(blender_rigs.rigify_metarig_skeleton(), 1.0)
         cesium = blender_rigs.cesiumman_skeleton(CORPUS / CESIUMMAN)
-        out["cesiumman"] = Target(cesium, 1.0, roles=blender_rigs.roles_by_name(cesium, blender_rigs.CESIUMMAN_ROLES))
+        out["cesiumman"] = Target(cesium, 1.0, roles=blender_rigs.roles_by_name(cesium, rig_samples.CESIUM_MAN_ROLES))
     for name, take in takes.items():
         out[f"{name}-skel"] = Target(take.skeleton, TAKES[name][1], floor=0.0)
     return out

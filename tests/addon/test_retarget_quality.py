@@ -6,6 +6,7 @@ retargets onto them, as the add-on's retarget_take does before it bakes; no baki
 
 import pytest
 
+import rig_samples
 from blender_scene import bpy
 from corpus_files import CORPUS, needs_corpus
 from mocap_io import core
@@ -24,7 +25,7 @@ def rigs():
     if bpy.app.version[:2] != (4, 2):  # bpy 4.2.23 crashes at exit once Rigify has been enabled
         out["rigify"] = (blender_rigs.rigify_metarig_skeleton(), None)
     cesium = blender_rigs.cesiumman_skeleton(CORPUS / CESIUMMAN)
-    out["cesiumman"] = (cesium, blender_rigs.roles_by_name(cesium, blender_rigs.CESIUMMAN_ROLES))
+    out["cesiumman"] = (cesium, blender_rigs.roles_by_name(cesium, rig_samples.CESIUM_MAN_ROLES))
     blender_rigs.empty_scene()
     return out
 

@@ -191,21 +191,6 @@ def test_name_spellings():
         assert bone_map._parse(name) is None, name
 
 
-CESIUM_ROLES = {
-    "hips": "Skeleton_torso_joint_1",
-    "spine": ["Skeleton_torso_joint_2", "torso_joint_3"],
-    "neck": ["Skeleton_neck_joint_1"],
-    "head": "Skeleton_neck_joint_2",  # the top of the neck chain, not a torso joint
-    "upper_arm.L": "Skeleton_arm_joint_L__4_",
-    "forearm.L": "Skeleton_arm_joint_L__3_",
-    "hand.L": "Skeleton_arm_joint_L__2_",
-    "upper_arm.R": "Skeleton_arm_joint_R",
-    "forearm.R": "Skeleton_arm_joint_R__2_",
-    "hand.R": "Skeleton_arm_joint_R__3_",
-    **{f"{role}.{s}": f"leg_joint_{s}_{n}" for s in "LR" for role, n in zip(bone_map.LEG[1:], (1, 2, 3, 5))},
-}
-
-
 CMU_LIMBS = {"Arm": "upper_arm", "ForeArm": "forearm", "Hand": "hand", "UpLeg": "thigh", "Leg": "shin"}
 CMU_LIMBS |= {"Foot": "foot", "ToeBase": "toe"}
 
@@ -221,12 +206,14 @@ def test_limbs_named_by_limb_side_and_number_take_roles_from_their_shape():
     "arm_joint_R__2_", "arm_joint_R__3_" down the right, "leg_joint_L_1" to "leg_joint_L_5" (no 4):
     names give limb and side, numbers no order; the two longest bones in a row are the upper and lower."""
     cesium = rig_samples.build(rig_samples.CESIUM_MAN, up="Z", scale=0.01)
-    assert role_names(cesium) == CESIUM_ROLES  # no clavicle: the arms start at the shoulders
+    assert role_names(cesium) == rig_samples.CESIUM_MAN_ROLES  # no clavicle: the arms start at the shoulders
     found = core.auto_map(CMU, cesium)
     expected = {"Hips": "Skeleton_torso_joint_1", "LowerBack": "Skeleton_torso_joint_2", "Spine1": "torso_joint_3"}
     expected |= {"Neck1": "Skeleton_neck_joint_1", "Head": "Skeleton_neck_joint_2"}
     for side in ("Left", "Right"):
-        expected |= {f"{side}{cmu}": CESIUM_ROLES[f"{role}.{side[0]}"] for cmu, role in CMU_LIMBS.items()}
+        expected |= {
+            f"{side}{cmu}": rig_samples.CESIUM_MAN_ROLES[f"{role}.{side[0]}"] for cmu, role in CMU_LIMBS.items()
+        }
     assert found == expected  # nothing else: no clavicle, no second neck joint
     assert core.auto_map(cesium, CMU) == {t: s for s, t in found.items()}  # both ways alike
 
@@ -252,9 +239,9 @@ def test_a_numbered_arm_with_a_clavicle_and_no_arms_at_all():
         **{f"{role}.R": f"arm_joint_R_{n}" for role, n in zip(bone_map.ARM[:4], (4, 3, 2, 1))},
     }
     torso = ("hips", "spine", "neck", "head")
-    assert {role: roles[role] for role in torso} == {role: CESIUM_ROLES[role] for role in torso}
+    assert {role: roles[role] for role in torso} == {role: rig_samples.CESIUM_MAN_ROLES[role] for role in torso}
     armless = role_names(rig_samples.build(rows, up="Z", scale=0.01))  # no chest: the torso from names
-    assert {role: armless.get(role) for role in torso} == {role: CESIUM_ROLES[role] for role in torso}
+    assert {role: armless.get(role) for role in torso} == {role: rig_samples.CESIUM_MAN_ROLES[role] for role in torso}
 
 
 def test_limbs_extruded_in_blender_are_numbered_from_the_bare_limb():
