@@ -66,6 +66,13 @@ class Motion:
     def frame_time(self):
         return 1.0 / self.fps
 
+    @property
+    def standard_fps(self):
+        """The rate the take was captured at: the standard rate its printed frame period stands
+        for (frame_rate.snap_rate: `0.008333` is 120 fps, though 1 / 0.008333 is 120.000048), else
+        `fps`. Resampling keeps time on this clock, so that 120 -> 30 fps meets every 4th frame."""
+        return self.fps if self.frame_time_text is None else float(snap_rate(self.frame_time_text))
+
     def local_rotation(self, joint):
         """(F, 3, 3) local rotations of one joint (without the rest rotation)."""
         return rotations.euler_to_matrix(self.euler[:, joint], self.euler_orders[joint])

@@ -5,6 +5,7 @@ by a cubic; every step vectorised over frames and joints."""
 import numpy as np
 
 from . import rotations
+from .frame_rate import stands_for
 from .motion import Motion
 
 _COINCIDENT = 1e-9  # seconds: an output time this close to a source frame takes that frame as it is
@@ -25,8 +26,9 @@ def resample(
     """A new Motion sampled at `times` or every 1 / `fps` seconds from `start` to `end`.
 
     fps           output frame rate (default: the source's; with `times`, their mean rate)
-    times         output times in seconds on the source's clock (frame f at f / motion.fps, or at
-                  source_times[f])
+    times         output times in seconds on the source's clock: frame f at f / motion.standard_fps
+                  (the rate a printed Frame Time such as 0.008333 stands for: 120, not 120.000048),
+                  or at source_times[f]
     source_times  (F,) increasing time of every source frame, for takes with variable timestamps
     start, end    trimming: first and last output time (default: the first and last source frame);
                   only with a regular output (no `times`)
@@ -84,13 +86,13 @@ def resample(
     moved[hit] = motion.translations[exact[hit]]
     if scales is not None:
         scales[hit] = motion.scales[exact[hit]]
-    keep_text = out_fps == motion.fps
+    keep_text = stands_for(motion.frame_time_text, out_fps)
     return _motion(motion, out_fps, euler, moved, scales, motion.frame_time_text if keep_text else None)
 
 
 def _source_times(motion, source_times):
     if source_times is None:
-        return np.arange(motion.frame_count) / motion.fps
+        return np.arange(motion.frame_count) / motion.standard_fps
     keys = np.asarray(source_times, dtype=float)
     if keys.shape != (motion.frame_count,):
         raise ValueError(f"source_times has shape {keys.shape}, the motion {motion.frame_count} frames")
@@ -111,9 +113,9 @@ def _output_times(motion, keys, fps, times, start, end):
             raise ValueError("times must be finite, and there must be at least one")
         if fps is None:
             span = times[-1] - times[0]
-            fps = (len(times) - 1) / span if len(times) > 1 and span > 0 else motion.fps
+            fps = (len(times) - 1) / span if len(times) > 1 and span > 0 else motion.standard_fps
         return times, float(fps)
-    fps = motion.fps if fps is None else float(fps)
+    fps = motion.standard_fps if fps is None else float(fps)
     start = keys[0] if start is None else float(start)
     end = keys[-1] if end is None else float(end)
     if not start <= end or not np.isfinite([start, end]).all():

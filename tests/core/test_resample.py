@@ -6,6 +6,7 @@ import pytest
 from scipy.spatial.transform import Rotation, Slerp
 
 from bvh_samples import random_motion
+from corpus_files import CORPUS, needs_corpus
 from mocap_io import core
 from sample_motion import cmu_like_motion
 
@@ -135,3 +136,17 @@ def test_single_frame_scales_and_errors():
             core.resample(long, **options)
     with pytest.raises(ValueError, match="without frames"):
         core.resample(core.Motion(m.skeleton, 30.0, np.zeros((0, 4, 3)), m.euler_orders, np.zeros((0, 4, 3))))
+
+
+@needs_corpus
+@pytest.mark.parametrize("name", ["bvh/motionbuilder-cmu/16_15.bvh", "bvh/cmu-cgspeed/cmu_12_01_walk.bvh"])
+def test_a_rounded_frame_time_keeps_every_4th_frame_bit_for_bit(name):
+    """`Frame Time: 0.008333` stands for 120 fps (1 / 0.008333 is 120.000048): resampling keeps
+    time on the 120 fps clock, so 30 fps meets every 4th source frame exactly."""
+    take = core.read(CORPUS / name)
+    assert take.fps != 120.0 and take.standard_fps == 120.0
+    quarter = core.resample(take, fps=30.0)
+    assert quarter.frame_count == (take.frame_count - 1) // 4 + 1 and quarter.fps == 30.0
+    np.testing.assert_array_equal(quarter.euler, take.euler[::4])
+    np.testing.assert_array_equal(quarter.translations, take.translations[::4])
+    assert core.resample(take).frame_time_text == take.frame_time_text  # the same rate: printed back
