@@ -11,12 +11,14 @@ import numpy as np
 
 from ...core.formats.famc import read_famc
 from ...core.formats.pc2 import pc2_blocks
-from ..common import compat
+from ..common import compat, file_record
 from ..common.failures import InFile
+from ..common.file_record import take_facts
 from ..common.messages import Messages
 from ..common.progress import run
+from ..common.selection import select_only
 from ..common.transaction import all_or_nothing
-from ..common.units import axis_matrix, key_frames, scene_rate
+from ..common.units import axis_matrix, key_frames, scene_fps, scene_rate
 from .mesh import add_vertex_groups, build_mesh, float32_flat
 from .motions import update_scene
 
@@ -39,7 +41,8 @@ def import_famc_steps(context, path, *, mode="CACHE", obj_path="", axis_forward=
     Cache modifier; importing again overwrites only that file of the add-on's. "SHAPE_KEYS": one
     shape key per frame, keyed to blend linearly between neighbouring frames. The mesh keeps the
     file's coordinates; the axis conversion is the object's transform. A single frame leaves the
-    scene's rate as it is (its time says nothing of a rate).
+    scene's rate as it is (its time says nothing of a rate). The object is left selected and
+    active (others deselected), with its frames and rate in its record (file_record) for export.
     """
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
@@ -60,6 +63,9 @@ def import_famc_steps(context, path, *, mode="CACHE", obj_path="", axis_forward=
         else:
             obj = yield from frame_keyed(context, animation.mesh, name, _decoded(animation), count, frame_start)
         obj.matrix_world = axes.T.tolist()
+        rate = Fraction(animation.fps) if render_rate else scene_fps(context.scene)
+        file_record.remember(obj, **take_facts(frame_start, count, rate))
+        select_only(context, [obj])
         update_scene(context.scene, render_rate, (frame_start, frame_start + max(count - 1, 0)))
     return obj, Messages(notes=notes)
 

@@ -2,16 +2,19 @@
 mesh played from a baked .pc2 cache (`import_memg`, which scripts can call too)."""
 
 import os
+from fractions import Fraction
 
 import bpy
 import numpy as np
 
 from ...core import rotations
 from ...core.formats.memg import read_memg
-from ..common import compat
+from ..common import compat, file_record
 from ..common.failures import InFile
+from ..common.file_record import take_facts
 from ..common.messages import Messages
 from ..common.progress import run
+from ..common.selection import select_only
 from ..common.transaction import all_or_nothing
 from ..common.units import axis_matrix, scene_rate
 from .animated_mesh import baked
@@ -31,7 +34,7 @@ def import_memg_steps(
     *,
     mode="BASIS",
     obj_path="",
-    layout="auto",
+    layout="AUTO",
     axis_forward="-Z",
     axis_up="Y",
     frame_start=1,
@@ -41,13 +44,17 @@ def import_memg_steps(
     mode "BASIS": one shape key per basis vector with animated values and one bone per group
     carrying its rigid motion (exact and compact); "BAKED": a PC2 cache (see animated_mesh.cache_path), played
     by a Mesh Cache modifier. The mesh keeps the file's coordinates; the axis conversion is the
-    object's (or armature's) transform.
+    object's (or armature's) transform. layout: the storage order of U and Q, "AUTO" (detected),
+    "COLUMN" or "ROW" (or the lower-case values of earlier versions). The new objects are left
+    selected, the mesh active (others deselected), with its frames and rate in its record
+    (file_record) for export.
     """
     yield 0.0, f"reading {os.path.basename(path)}"
     with InFile(path):
-        animation = read_memg(path, obj=obj_path or None, layout=layout)
+        animation = read_memg(path, obj=obj_path or None, layout=layout.lower())
     swapped = " (byte-swapped file)" if animation.byte_swapped else ""  # pyright: ignore[reportAttributeAccessIssue] - read_memg's
-    messages = [f"U and Q read {animation.layout}-major{swapped}"]  # pyright: ignore[reportAttributeAccessIssue]
+    details = [f"{os.path.basename(path)}: U and Q read {animation.layout}-major{swapped}"]  # pyright: ignore[reportAttributeAccessIssue]
+    messages = []
     name = os.path.splitext(os.path.basename(path))[0]
     frames = frame_start + np.arange(animation.frame_count)
     axes = np.eye(4)
@@ -61,8 +68,10 @@ def import_memg_steps(
         else:
             obj = yield from _basis(context, animation, name, frames)
             obj.parent.matrix_world = axes.T.tolist()
+        file_record.remember(obj, **take_facts(frame_start, animation.frame_count, Fraction(animation.fps)))
+        select_only(context, [o for o in (obj.parent, obj) if o is not None], obj)
         update_scene(context.scene, render_rate, (frame_start, frame_start + max(animation.frame_count - 1, 0)))
-    return obj, Messages(notes=messages)
+    return obj, Messages(notes=messages, details=details)
 
 
 def _link(context, name, data):

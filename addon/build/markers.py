@@ -19,11 +19,13 @@ from ...core.formats.pc2 import write_pc2
 from ...core.frame_rate import standard_rate
 from ..common import compat, file_record
 from ..common.failures import InFile
+from ..common.file_record import take_facts
 from ..common.messages import Messages
 from ..common.names import blender_names
 from ..common.progress import run
+from ..common.selection import select_only
 from ..common.transaction import all_or_nothing
-from ..common.units import LENGTHS, axis_matrix
+from ..common.units import LENGTHS, axis_matrix, length_unit
 from .animated_mesh import blend_path, cache_path
 from .mesh import add_vertex_groups, float32_flat
 from .motions import READING, frame_plan, read_takes, update_scene
@@ -76,8 +78,9 @@ def build_markers(
     representation        "EMPTIES" (an empty per marker, keyed, under a parent empty per file)
                           or "POINT_CLOUD" (a mesh with a vertex per marker, played by a Mesh Cache
                           modifier from a .pc2 (see animated_mesh.cache_path), a sphere instanced on each)
-    units                 "FILE" (the file's unit: mm, cm, m or in; else mm, reported) or one of
-                          LENGTHS: positions become metres
+    units                 "FILE" (the file's unit: mm, cm, m or in; else mm, reported) or "MM",
+                          "CM", "M", "IN" (or, as earlier versions took them, "mm", ...):
+                          positions become metres
     axis_forward, axis_up the file's axes (None: the format's usual ones, see AXES)
     frame_start           scene frame of each file's first frame
     frame_rate            "SNAP" (the scene takes the first file's rate; a rate within single
@@ -88,11 +91,11 @@ def build_markers(
     marker_size           radius of a marker's sphere, in metres
     """
     scene = context.scene
-    render_rate, keys_at = frame_plan(scene, takes, _file_rate, frame_start, frame_rate)
-    objects, messages, caches, last_frame = [], [], [], frame_start
+    render_rate, keys_at, timings = frame_plan(scene, takes, _file_rate, frame_start, frame_rate)
+    objects, made, messages, caches, last_frame = [], [], [], [], frame_start
     total, done = sum(m.marker_count for _, m in takes), 0
     with all_or_nothing(context), InFile() as current:
-        for (path, markers), frames in zip(takes, keys_at):
+        for (path, markers), frames, (rate, step) in zip(takes, keys_at, timings):
             current.path = path
             name = os.path.splitext(os.path.basename(path))[0]
             scale, note = _metres_per_unit(markers.units, units)
@@ -103,17 +106,18 @@ def build_markers(
                 yield READING + (1 - READING) * done / max(total, 1), f"{name}: point cloud"
                 obj, cache = _point_cloud(context, markers, name, convert, frames, path, marker_size)
                 caches.append(cache)
-                file_record.remember_markers(obj, rate=str(_file_rate(markers)), labels=markers.names)
+                file_record.remember(obj, labels=markers.names, **take_facts(frame_start, len(frames), rate, step))
             else:
                 obj = _parent(context, name, marker_size)
-                file_record.remember_markers(obj, rate=str(_file_rate(markers)))
+                file_record.remember(obj, **take_facts(frame_start, len(frames), rate, step))
                 for m, label in enumerate(_empties(context, obj, markers, convert, frames, hide_gaps, marker_size)):
                     yield READING + (1 - READING) * (done + m) / max(total, 1), label
             objects.append(obj)
+            made += [obj, *obj.children]
             done += markers.marker_count
             if len(frames):
                 last_frame = max(last_frame, int(np.ceil(frames[-1])))
-        _select(context, objects)
+        select_only(context, made, objects[-1] if objects else None)
         written = []
         try:  # the caches last: nothing after them can fail, and a failure leaves none
             for path, positions in caches:
@@ -151,8 +155,8 @@ def _file_rate(markers, exact=False):
 
 def _metres_per_unit(file_units, units):
     """(metres per file unit, a message or None) for the choice `units` ("FILE" or a key of LENGTHS)."""
-    if units != "FILE":
-        return LENGTHS[units], None
+    if str(units).upper() != "FILE":
+        return LENGTHS[length_unit(units)], None
     unit = file_units.strip().lower()
     if unit in LENGTHS:
         return LENGTHS[unit], None
@@ -174,15 +178,6 @@ def _link(context, name, data=None):
     return obj
 
 
-def _select(context, objects):
-    for other in context.view_layer.objects.selected:
-        other.select_set(False)
-    for obj in objects:
-        obj.select_set(True)
-    if objects:
-        context.view_layer.objects.active = objects[-1]
-
-
 def _parent(context, name, size):
     parent = _link(context, name)
     parent.empty_display_type = "ARROWS"
@@ -197,7 +192,7 @@ def _empties(context, parent, markers, convert, frames, hide_gaps, size):
     for m, name in enumerate(blender_names(markers.names)):
         obj = _link(context, name)
         obj.empty_display_type, obj.empty_display_size, obj.parent = "SPHERE", size, parent
-        file_record.remember_markers(obj, label=markers.names[m], index=m)
+        file_record.remember(obj, label=markers.names[m], index=m)
         seen = np.flatnonzero(seen_at[:, m])
         hidden = ~seen_at[:, m]
         if not len(seen):  # never seen: nothing to key

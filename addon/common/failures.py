@@ -1,6 +1,7 @@
 """How a failed import reaches the user: one message naming the file and, when known, the place
 (line, byte offset, joint and frame), never a traceback."""
 
+import re
 import traceback
 
 from ...core import ParseError
@@ -27,10 +28,29 @@ class InFile:
         return False
 
 
+# the core's hints name its Python arguments; the report names the options an artist sees
+_ARTIST_WORDS = (
+    (re.compile(r"strict=False (read|follow)s"), r"turn Strict off to \1"),
+    (re.compile(r"fill_missing=True takes"), "Fill Missing Bones takes"),
+    (re.compile(r'pass skeleton="x\.asf"'), "import the .asf with the .amc files"),
+    (re.compile(r"pass skeleton=$"), "import the right .asf with the .amc files"),
+    (re.compile(r"pass obj=\.\.\."), "name it in the OBJ option"),
+    (re.compile(r"encode with grouping='components'"), "export with Groups: Connected Parts"),
+)
+
+
+def artist_words(text):
+    """`text` (a core message) with its hints in the add-on's terms: the option to change, not the
+    Python argument ("turn Strict off to read the rows present", not "strict=False reads ...")."""
+    for pattern, words in _ARTIST_WORDS:
+        text = pattern.sub(words, text)
+    return text
+
+
 def message(error, fallback=""):
     """One line for the report (see one_line): the file (the error's own, its `import_file`, else
-    `fallback`), the place when the error knows it, and what went wrong."""
-    return one_line(_message(error, fallback))
+    `fallback`), the place when the error knows it, and what went wrong, in an artist's words."""
+    return artist_words(one_line(_message(error, fallback)))
 
 
 def _message(error, fallback):

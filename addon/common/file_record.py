@@ -12,6 +12,7 @@ describes.
 
 import json
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 
@@ -20,9 +21,10 @@ from .names import blender_names
 KEY = "mocap_io"
 
 
-def remember_skeleton(armature, skeleton, axes, scale):
+def remember_skeleton(armature, skeleton, axes, scale, unit=None):
     """Store the joints of `skeleton` (file units) on the armature data built from it with the
-    axis matrix `axes` and `scale`."""
+    axis matrix `axes` and `scale` (Blender units per file unit); `unit`: (its name, metres per
+    file unit) when known (chosen by Auto Scale or named by the file), else None."""
     ends = {}
     for parent, offset in zip(skeleton.end_site_parents, skeleton.end_site_offsets):
         ends.setdefault(int(parent), []).append(offset.tolist())
@@ -39,13 +41,47 @@ def remember_skeleton(armature, skeleton, axes, scale):
             zip(bones, skeleton.names, skeleton.parents, skeleton.channels, skeleton.offsets)
         )
     }
-    armature[KEY] = json.dumps({"axes": np.asarray(axes).tolist(), "scale": scale, "joints": joints})
+    record = {"axes": np.asarray(axes).tolist(), "scale": scale, "joints": joints}
+    if unit is not None:
+        record["unit"], record["metres"] = unit[0], unit[1]
+    armature[KEY] = json.dumps(record)
 
 
-def remember_take(action, motion):
-    """Store the Frame Time text of `motion` on the action made from it."""
+def recall_scale(armature):
+    """(scale, unit name, metres per file unit) the armature data was built with (the names None
+    where unknown), or None without a record."""
+    try:
+        record = json.loads(armature[KEY])
+        scale = float(record["scale"])
+    except (KeyError, TypeError, ValueError):
+        return None
+    metres = record.get("metres")
+    return scale, record.get("unit"), float(metres) if isinstance(metres, (int, float)) else None
+
+
+def remember_take(action, motion, rate=None, step=None):
+    """Store on the action made from `motion` its Frame Time text and the take's timing: `rate`
+    (a Fraction, the rate it was imported at) and `step` (scene frames per file frame)."""
+    facts = {}
     if motion.frame_time_text is not None:
-        action[KEY] = json.dumps({"frame_time": motion.frame_time_text})
+        facts["frame_time"] = motion.frame_time_text
+    if rate is not None:
+        facts["rate"] = str(rate)
+        facts["frame_step"] = str(Fraction(step if step is not None else 1))
+    if facts:
+        action[KEY] = json.dumps(facts)
+
+
+def take_facts(frame_start, count, rate, step=1):
+    """The facts `remember` stores for a take of `count` frames at `rate` (a Fraction) frames per
+    second keyed from scene frame `frame_start`, `step` (a Fraction) scene frames apart: what
+    common.timing.recorded_take gives back."""
+    return {
+        "rate": str(Fraction(rate)),
+        "frame_start": float(frame_start),
+        "frames": int(count),
+        "frame_step": str(step),
+    }
 
 
 @dataclass
@@ -93,21 +129,19 @@ def recall_skeleton(armature, names, parents, axes, scale):
 
 def recall_frame_time(action):
     """The Frame Time text remembered on `action` (None when there is none)."""
-    try:
-        return json.loads(action[KEY])["frame_time"]
-    except (KeyError, TypeError, ValueError):
-        return None
+    return recall(action).get("frame_time")
 
 
-def remember_markers(owner, **facts):
-    """Store facts of an imported marker file on `owner` (JSON values): on a marker's empty its
-    `label` as written and its `index` in the file; on the parent empty or point-cloud object the
-    file's `rate` (a Fraction's text) and, for a point cloud, the `labels` of its vertices."""
+def remember(owner, **facts):
+    """Store facts of an imported file on `owner` (JSON values): on a marker's empty its `label`
+    as written and its `index` in the file; on the parent empty, point-cloud or animated mesh
+    object the file's `rate` (a Fraction's text) and frames (take_facts) and, for a point cloud,
+    the `labels` of its vertices."""
     owner[KEY] = json.dumps(facts)
 
 
-def recall_markers(owner):
-    """The facts remember_markers stored on `owner` ({} when there are none, or not ours)."""
+def recall(owner):
+    """The facts stored on `owner` ({} when there are none, or not ours)."""
     try:
         facts = json.loads(owner[KEY])
     except (KeyError, TypeError, ValueError):

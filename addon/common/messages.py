@@ -1,32 +1,41 @@
-"""What an import tells the user besides its objects, in two kinds kept apart from the start: the
-readers' warnings (something in a file was odd: reported as WARNING) and the importer's notes (what
-it chose or wrote: reported as INFO)."""
+"""What an import tells the user besides its objects, in kinds kept apart from the start: the
+readers' warnings (something in a file was odd: reported as WARNING), the importer's notes (what
+it chose or wrote: reported as INFO) and details for the curious (how a file was decoded: printed
+on the console only)."""
 
 from dataclasses import dataclass, field
 
 from ...core.errors import one_line
+from .failures import artist_words
 
 
 @dataclass
 class Messages:
-    """An import's `warnings` (the Python warnings its readers raised) and `notes` (its own)."""
+    """An import's `warnings` (the Python warnings its readers raised), `notes` (its own) and
+    `details` (for the console)."""
 
     warnings: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    details: list[str] = field(default_factory=list)
 
     def __iter__(self):
         """Every message, warnings first: scripts that took the messages as one list still can."""
         yield from self.warnings
         yield from self.notes
+        yield from self.details
 
     def __len__(self):
-        return len(self.warnings) + len(self.notes)
+        return len(self.warnings) + len(self.notes) + len(self.details)
 
     def __getitem__(self, index):
         return [*self][index]
 
     def report(self, operator):
-        """Report every message on `operator`, one line each: warnings first, as WARNING, then notes, as INFO."""
+        """Report the messages on `operator`, one line each in an artist's words (see
+        failures.artist_words): warnings first, as WARNING, then notes, as INFO; print the details
+        on the console."""
         for level, texts in (("WARNING", self.warnings), ("INFO", self.notes)):
             for text in texts:
-                operator.report({level}, one_line(text))
+                operator.report({level}, artist_words(one_line(text)))
+        for text in self.details:
+            print(f"Mocap I/O: {one_line(text)}")

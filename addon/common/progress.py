@@ -5,6 +5,7 @@ A work generator yields (fraction done, text) between steps and returns its resu
 data-blocks inside `transaction.all_or_nothing`, so closing it early removes them.
 """
 
+import math
 import time
 
 import bpy
@@ -56,18 +57,20 @@ def run(work, context, title):
 
 
 def scene_frames(context, frames, title):
-    """A generator: (i, frame) for each of `frames`, with the scene set to that frame and progress
-    shown under `title`; the scene's own frame comes back after, however the loop ends."""
+    """A generator: (i, frame) for each of `frames` (scene frames, between whole ones too), with
+    the scene set to that frame and progress shown under `title`; the scene's own frame comes back
+    after, however the loop ends."""
     scene = context.scene
-    current = scene.frame_current
+    current, subframe = scene.frame_current, scene.frame_subframe
     progress = Progress(context, title)
     try:
         for i, frame in enumerate(frames):
-            scene.frame_set(int(frame))
+            whole = math.floor(frame)
+            scene.frame_set(int(whole), subframe=float(frame - whole))
             yield i, frame
-            progress.show((i + 1) / len(frames), f"frame {frame}")
+            progress.show((i + 1) / len(frames), f"frame {frame:g}")
     finally:
-        scene.frame_set(current)
+        scene.frame_set(current, subframe=subframe)
         progress.close()
 
 

@@ -7,7 +7,7 @@ import bpy
 from bpy.props import BoolProperty, CollectionProperty, EnumProperty, FloatProperty, IntProperty, StringProperty
 from bpy_extras.io_utils import ExportHelper, ImportHelper
 
-from . import compat
+from . import compat, timing
 from .failures import message
 from .progress import SteppedImport
 from .units import AXES
@@ -35,9 +35,13 @@ class FilesImport(DroppableImport):
     def paths(self):
         return [os.path.join(self.directory, f.name) for f in self.files if f.name] or [self.filepath]  # pyright: ignore[reportAttributeAccessIssue]
 
-    def steps(self, context):
+    def import_options(self):
+        """The options of import_steps: the operator's other properties."""
         ignore = ("filepath", "files", "directory", "filter_glob", "check_existing", "interactive")
-        return self.import_steps(context, self.paths(), **self.as_keywords(ignore=ignore))  # pyright: ignore[reportAttributeAccessIssue]
+        return self.as_keywords(ignore=ignore)  # pyright: ignore[reportAttributeAccessIssue]
+
+    def steps(self, context):
+        return self.import_steps(context, self.paths(), **self.import_options())  # pyright: ignore[reportAttributeAccessIssue]
 
 
 def axis_properties(forward, up):
@@ -117,18 +121,33 @@ class MeshAnimationExport:
 
 
 class RangeExport(ExportHelper):
-    """Export mixin over a frame range (the scene's by default): a format sets `export_range(context,
-    path, **options)`, which writes the file and returns the line to report."""
+    """Export mixin over frames at a rate (by default the object's own take, see common.timing): a
+    format sets `export_range(context, path, **options)`, which writes the file and returns the line
+    to report; the options include frame_range, frame_rate and, for a Custom range, frame_start and
+    frame_end."""
 
     bl_options = {"REGISTER", "PRESET"}
-    use_scene_range: BoolProperty(name="Scene Frame Range", default=True, description="Export the scene's frame range")
-    frame_start: IntProperty(name="Start", default=1, description="First frame (when not using the scene range)")
-    frame_end: IntProperty(name="End", default=250, description="Last frame (when not using the scene range)")
+    frame_range: EnumProperty(
+        name="Frame Range", default="TAKE", items=timing.RANGE_ITEMS, description="The frames written"
+    )
+    frame_rate: EnumProperty(
+        name="Frame Rate",
+        default="TAKE",
+        items=timing.RATE_ITEMS,
+        description="The rate written, and where frames are sampled",
+    )
+    frame_start: IntProperty(name="Start", default=1, description="First frame of a Custom range")
+    frame_end: IntProperty(name="End", default=250, description="Last frame of a Custom range")
+    # scripts of earlier versions: use_scene_range=True is Scene Range, False a Custom range
+    use_scene_range: BoolProperty(options={"HIDDEN", "SKIP_SAVE"})
 
     def execute(self, context):
         ignore = ("filepath", "filter_glob", "check_existing", "use_scene_range")
         options = self.as_keywords(ignore=ignore)  # pyright: ignore[reportAttributeAccessIssue] - an Operator's
-        if self.use_scene_range:
+        props = self.properties  # pyright: ignore[reportAttributeAccessIssue]
+        if props.is_property_set("use_scene_range") and not props.is_property_set("frame_range"):
+            options["frame_range"] = "SCENE" if self.use_scene_range else "CUSTOM"
+        if options["frame_range"] != "CUSTOM":
             options.update(frame_start=None, frame_end=None)
         path = self.filepath  # pyright: ignore[reportAttributeAccessIssue] - ExportHelper's, missing from the stubs
         try:
@@ -157,7 +176,11 @@ class MeshFileImport(DroppableImport):
         return self.import_steps(context, self.filepath, **options)  # pyright: ignore[reportAttributeAccessIssue]
 
     def finished(self, context, result):
-        result[1].report(self)
+        obj, messages = result
+        messages.report(self)
+        take = timing.recorded_take(obj)
+        frames = f", {take.count} frames at {timing.rate_text(take.rate)} fps" if take and take.rate else ""
+        self.report({"INFO"}, f"Imported {obj.name!r}: {len(obj.data.vertices)} vertices{frames}")  # pyright: ignore[reportAttributeAccessIssue]
 
 
 def _poll_drop(cls, context):

@@ -10,11 +10,12 @@ from ...core.frame_rate import standard_rate
 
 AXES = [(a, a, f"{a} axis") for a in ("X", "Y", "Z", "-X", "-Y", "-Z")]
 LENGTHS = {"mm": 0.001, "cm": 0.01, "m": 1.0, "in": 0.0254}  # metres per unit, as files name them
+# the options' identifiers: Blender's UPPER_CASE ("MM" is the unit files write "mm")
 LENGTH_ITEMS = [
-    ("mm", "Millimetres", "Millimetres (mm)"),
-    ("cm", "Centimetres", "Centimetres (cm)"),
-    ("m", "Metres", "Metres (m)"),
-    ("in", "Inches", "Inches (in)"),
+    ("MM", "Millimetres", "Millimetres (mm)"),
+    ("CM", "Centimetres", "Centimetres (cm)"),
+    ("M", "Metres", "Metres (m)"),
+    ("IN", "Inches", "Inches (in)"),
 ]
 # the units motion files are written in, the most common first; "CMU ASF units" are the CMU
 # database's ASF length unit (1/0.45 inch), which the cgspeed BVH conversions of it keep
@@ -30,14 +31,19 @@ HUMAN_HEIGHTS = (1.0, 2.3)  # metres: a plausible size for a figure
 _HUMAN_HEIGHT = 1.7  # metres: what a figure's size is compared with when no unit is plausible
 
 
-def scene_range(scene, frame_start=None, frame_end=None):
-    """The scene frames (ints) from frame_start to frame_end, each the scene's own when None;
-    ValueError when the range is empty."""
-    first = scene.frame_start if frame_start is None else frame_start
-    last = scene.frame_end if frame_end is None else frame_end
-    if last < first:
-        raise ValueError(f"the frame range {first}-{last} is empty")
-    return np.arange(first, last + 1)
+def length_unit(units):
+    """The unit symbol as files write it ("mm", a key of LENGTHS) of an option value: "MM" or, as
+    scripts of earlier versions pass it, "mm". ValueError for anything else."""
+    unit = str(units).lower()
+    if unit not in LENGTHS:
+        raise ValueError(f"units must be one of {', '.join(u.upper() for u in LENGTHS)}, not {units!r}")
+    return unit
+
+
+def as_typed(value):
+    """A float property's value as the user typed it: the shortest decimal that reads back as the
+    same single-precision number (Blender keeps 0.02 as 0.0199999995529651)."""
+    return float(str(np.float32(value)))
 
 
 def axis_matrix(forward, up):

@@ -25,7 +25,7 @@ def import_asf_steps(context, paths, *, metres=True, fps=120.0, fill_missing=Fal
     """`import_asf` as a generator of progress steps (see progress.py); returns its result.
 
     metres        lengths in metres by the ASF's :units (CMU: `length 0.45` is 1/0.45 inch), times
-                  `scale`; off: lengths as written, times `scale`
+                  `scale` when one is given; off: lengths as written, times `scale` (or Auto Scale's)
     fps           the AMC frame rate when the file does not say (CMU and HDM05 record at 120)
     fill_missing  a bone missing from an AMC frame keeps its previous values (else an error)
     options       those of build.motions.build_motions
@@ -48,12 +48,14 @@ def import_asf_steps(context, paths, *, metres=True, fps=120.0, fill_missing=Fal
     else:
         sources = [(asfs[0], lambda: core.read(asfs[0], metres=metres, fps=fps))]
     takes, warned = yield from read_takes(sources)
+    if metres:
+        options["file_unit"] = ("metres", 1.0)
     objects, notes = yield from build_motions(context, takes, **options)
     return objects, Messages(warned, notes)
 
 
 def export_asf(context, obj, path, **options):
-    """Write the animation of armature `obj` (scene range by default) as `path` (.asf) and the .amc
+    """Write the animation of armature `obj` (its take by default) as `path` (.asf) and the .amc
     beside it, replaced together; bone axes and dofs are chosen from the motion (see
     core.formats.asf.writer). Options: those of operators.motion.export_motion (the writer's: precision)."""
     return export_motion(context, obj, path, **options)

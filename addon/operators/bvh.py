@@ -20,13 +20,15 @@ def import_bvh(context, paths, **options):
     return run(import_bvh_steps(context, paths, **options), context, "Importing BVH")
 
 
-def import_bvh_steps(context, paths, *, positions="replace", strict=True, **options):
+def import_bvh_steps(context, paths, *, positions="REPLACE", strict=True, **options):
     """`import_bvh` as a generator of progress steps (see progress.py); returns its result.
 
-    positions  "replace" (position channels give the joint's translation) or "add" (to its OFFSET)
+    positions  "REPLACE" (position channels give the joint's translation) or "ADD" (to its OFFSET);
+               the lower-case values of earlier versions too
     strict     refuse a motion with fewer or more frames than declared (else read them and warn)
     options    those of build.motions.build_motions
     """
+    positions = positions.lower()
     sources = [(path, lambda path=path: core.read(path, positions=positions, strict=strict)) for path in paths]
     takes, warned = yield from read_takes(sources)
     objects, notes = yield from build_motions(context, takes, **options)
@@ -34,9 +36,10 @@ def import_bvh_steps(context, paths, *, positions="replace", strict=True, **opti
 
 
 def export_bvh(context, obj, path, **options):
-    """Write the animation of armature `obj` (scene range by default) to a BVH file; by default
-    with the channels, OFFSETs, End Sites and Frame Time of the file it was imported from. Options:
-    those of operators.motion.export_motion (the writer's: precision, ...)."""
+    """Write the animation of armature `obj` (its take by default: its action's frames at the
+    rate it was imported at) to a BVH file; by default with the channels, OFFSETs, End Sites, scale
+    and Frame Time of the file it was imported from. Options: those of
+    operators.motion.export_motion (the writer's: precision, ...)."""
     return export_motion(context, obj, path, **options)
 
 
@@ -52,15 +55,15 @@ class ImportBVH(bpy.types.Operator, MotionImport):
     filter_glob: StringProperty(default="*.bvh", options={"HIDDEN"})
     positions: EnumProperty(
         name="Position Channels",
-        default="replace",
+        default="REPLACE",
         items=[
             (
-                "replace",
+                "REPLACE",
                 "Replace Offset",
                 "Position channels give the joint's translation (Blender, Bandai Namco, "
                 "MotionBuilder and other 6-channel files)",
             ),
-            ("add", "Add to Offset", "Position channels are added to the joint's OFFSET (the format's original text)"),
+            ("ADD", "Add to Offset", "Position channels are added to the joint's OFFSET (the format's original text)"),
         ],
         description="How position channels combine with a joint's OFFSET",
     )

@@ -5,6 +5,7 @@ import bpy
 from bpy.props import EnumProperty, StringProperty
 
 from ..build.animated_mesh import import_famc_steps
+from ..common import timing
 from ..common.registration import (
     MeshAnimationExport,
     MeshFileImport,
@@ -48,10 +49,10 @@ class ExportFAMC(bpy.types.Operator, MeshAnimationExport, RangeExport):
     filter_glob: StringProperty(default="*.famc", options={"HIDDEN"})
     byte_order: EnumProperty(
         name="Byte Order",
-        default="standard",
+        default="STANDARD",
         items=[
-            ("standard", "Standard", "The standard's bit syntax (most significant byte first)"),
-            ("reference", "Reference Software", "Fixed-length fields little-endian, as the MPEG reference software"),
+            ("STANDARD", "Standard", "The standard's bit syntax (most significant byte first)"),
+            ("REFERENCE", "Reference Software", "Fixed-length fields little-endian, as the MPEG reference software"),
         ],
         description="Byte order of the fixed-length fields",
     )
@@ -60,7 +61,8 @@ class ExportFAMC(bpy.types.Operator, MeshAnimationExport, RangeExport):
         written = export_famc(context, context.active_object, path, relative=relative == "RELATIVE", **options)
         rate, error = written.bits_per_vertex_frame, written.max_error  # pyright: ignore[reportAttributeAccessIssue] - write_famc's
         return (
-            f"Exported {written.frame_count} frames of {len(written.mesh.vertices)} vertices: "
+            f"Exported {written.frame_count} frames at {timing.rate_text(written.fps)} fps of "
+            f"{len(written.mesh.vertices)} vertices: "
             f"{rate:.3g} bits per vertex per frame, largest error {error:.3g}"
         )
 

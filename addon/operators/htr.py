@@ -6,10 +6,11 @@ from bpy.props import BoolProperty, EnumProperty, StringProperty
 
 from ... import core
 from ..build.motions import build_motions, read_takes
+from ..common import file_record
 from ..common.messages import Messages
 from ..common.progress import run
 from ..common.registration import file_format
-from ..common.units import LENGTH_ITEMS, LENGTHS
+from ..common.units import LENGTH_ITEMS, LENGTHS, length_unit
 from .motion import JointAxes, MotionExport, MotionImport, export_motion
 
 # the file's up axis (GlobalAxisofGravity) -> (forward, up) for the axis conversion
@@ -22,32 +23,56 @@ def import_htr(context, paths, **options):
     return run(import_htr_steps(context, paths, **options), context, "Importing HTR")
 
 
-def import_htr_steps(context, paths, *, euler_reading="product", strict=True, from_file=True, scale=1.0, **options):
+def import_htr_steps(context, paths, *, euler_reading="PRODUCT", strict=True, from_file=True, **options):
     """`import_htr` as a generator of progress steps (see progress.py); returns its result.
 
-    euler_reading  how EulerRotationOrder reads ("product": ZYX is Rz @ Ry @ Rx, see docs/htr.md)
+    euler_reading  how EulerRotationOrder reads ("PRODUCT": ZYX is Rz @ Ry @ Rx, see docs/htr.md;
+                   or "APPLIED"; the lower-case values of earlier versions too)
     strict         refuse a file whose blocks hold more or fewer frames than NumFrames
-    from_file      the first file's CalibrationUnits (to metres, times `scale`) and its up axis
-                   (GlobalAxisofGravity) instead of the axis options
+    from_file      the first file's CalibrationUnits (to metres, times `scale` when one is given)
+                   and its up axis (GlobalAxisofGravity) instead of the axis options
     options        those of build.motions.build_motions
     """
+    euler_reading = euler_reading.lower()
     sources = [(path, lambda path=path: core.read(path, euler_reading=euler_reading, strict=strict)) for path in paths]
     takes, warned = yield from read_takes(sources)
     if from_file and takes:
         record = takes[0][1].record
-        scale *= core.htr.metres_per_unit(record.get("calibration_units")) or 1.0
+        units = record.get("calibration_units")
+        metres = core.htr.metres_per_unit(units)
+        if metres:
+            options["file_unit"] = (units, metres)
         options["axis_forward"], options["axis_up"] = _FILE_AXES.get(record.get("up_axis", "Y"), _FILE_AXES["Y"])
-    objects, notes = yield from build_motions(context, takes, scale=scale, **options)
+    objects, notes = yield from build_motions(context, takes, **options)
     return objects, Messages(warned, notes)
 
 
-def export_htr(context, obj, path, *, units="mm", scale=1.0, **options):
-    """Write the animation of armature `obj` (scene range by default) to an HTR file (.gtr: every
-    segment global), in HTR's base pose (bones along Y, see core.formats.htr.bvh_to_htr), with
-    CalibrationUnits `units`; `scale` is Blender units per metre. Options: those of
+def export_htr(context, obj, path, *, units="FILE", scale=None, auto_scale=None, **options):
+    """Write the animation of armature `obj` (its take by default, see export_motion) to an HTR
+    file (.gtr: every segment global), in HTR's base pose (bones along Y, see
+    core.formats.htr.bvh_to_htr), with CalibrationUnits `units` ("FILE": the unit the armature
+    was read in, else mm; or "MM", "CM", "M", "IN"); `scale` is Blender units per metre (with
+    auto_scale, the default when no scale is given: the import's, so that an HTR comes back with
+    its numbers; else 1 when None). Options: those of
     operators.motion.export_motion (the writer's: precision, ...)."""
-    header = {"CalibrationUnits": units}
-    return export_motion(context, obj, path, scale=scale * LENGTHS[units], header=header, **options)
+    recalled = file_record.recall_scale(obj.data)
+    unit = _file_length(recalled) if str(units).upper() == "FILE" else length_unit(units)
+    if auto_scale or (auto_scale is None and scale is None):
+        scale = recalled[0] / recalled[2] if recalled and recalled[2] else 1.0
+    elif scale is None:
+        scale = 1.0
+    header = {"CalibrationUnits": unit}
+    return export_motion(context, obj, path, scale=scale * LENGTHS[unit], header=header, **options)
+
+
+def _file_length(recalled):
+    """The unit of LENGTHS the armature was read in (file_record.recall_scale's), else "mm"."""
+    if recalled is None or recalled[2] is None:
+        return "mm"
+    named = str(recalled[1]).lower()
+    if named in LENGTHS:
+        return named
+    return next((unit for unit, metres in LENGTHS.items() if abs(metres - recalled[2]) <= 1e-12), "mm")
 
 
 class ImportHTR(bpy.types.Operator, MotionImport, JointAxes):
@@ -63,15 +88,15 @@ class ImportHTR(bpy.types.Operator, MotionImport, JointAxes):
     from_file: BoolProperty(
         name="Units and Up Axis From File",
         default=True,
-        description="Metres from CalibrationUnits (times Scale) and the up axis from GlobalAxisofGravity "
-        "(off: the Scale, Forward and Up options)",
+        description="Metres from CalibrationUnits (times Scale, when Auto Scale is off) and the up axis from "
+        "GlobalAxisofGravity (off: the Auto Scale or Scale, Forward and Up options)",
     )
     euler_reading: EnumProperty(
         name="Euler Order Reads",
-        default="product",
+        default="PRODUCT",
         items=[
-            ("product", "As a Product", "EulerRotationOrder ZYX is Rz @ Ry @ Rx (the seed, Syzygy, the corpus)"),
-            ("applied", "As Applied", "EulerRotationOrder ZYX turns about Z first: Rx @ Ry @ Rz"),
+            ("PRODUCT", "As a Product", "EulerRotationOrder ZYX is Rz @ Ry @ Rx (the seed, Syzygy, the corpus)"),
+            ("APPLIED", "As Applied", "EulerRotationOrder ZYX turns about Z first: Rx @ Ry @ Rz"),
         ],
         description="How the file's EulerRotationOrder is read (producers differ: see docs/htr.md)",
     )
@@ -91,7 +116,12 @@ class ExportHTR(bpy.types.Operator, MotionExport):
 
     filename_ext = ".htr"
     filter_glob: StringProperty(default="*.htr;*.gtr", options={"HIDDEN"})
-    units: EnumProperty(name="Units", default="mm", items=LENGTH_ITEMS, description="CalibrationUnits of the file")
+    units: EnumProperty(
+        name="Units",
+        default="FILE",
+        items=[("FILE", "As Imported", "The unit the armature was read in (else mm)")] + LENGTH_ITEMS,
+        description="CalibrationUnits of the file",
+    )
 
 
 CLASSES, MENUS = file_format("htr", "Motion Analysis HTR", ".htr;.gtr", ImportHTR, ExportHTR)

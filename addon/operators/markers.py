@@ -5,6 +5,7 @@ axes' defaults and any option of its own reader."""
 from bpy.props import BoolProperty, EnumProperty, FloatProperty
 
 from ..build.markers import import_markers_steps
+from ..common import timing
 from ..common.registration import FilesImport, RangeExport, SceneTiming
 from ..common.units import LENGTH_ITEMS
 from ..read.markers import export_markers
@@ -61,7 +62,7 @@ class MarkerExport(RangeExport):
     """Operator mixin for exporting the selected empties (a parent stands for its markers) or the
     active mesh's vertices over a frame range; see read.markers.export_markers."""
 
-    units: EnumProperty(name="Units", default="mm", items=LENGTH_ITEMS, description="The file's length unit")
+    units: EnumProperty(name="Units", default="MM", items=LENGTH_ITEMS, description="The file's length unit")
 
     @classmethod
     def poll(cls, context):
@@ -74,4 +75,5 @@ class MarkerExport(RangeExport):
         active = context.active_object
         objects = [active] if active is not None and active.type == "MESH" else list(context.selected_objects)
         markers = export_markers(context, objects, path, **options)
-        return f"Exported {markers.marker_count} markers x {markers.frame_count} frames"
+        rate = timing.rate_text(markers.rate)
+        return f"Exported {markers.marker_count} markers x {markers.frame_count} frames at {rate} fps"

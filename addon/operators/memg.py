@@ -5,6 +5,7 @@ import bpy
 from bpy.props import EnumProperty, StringProperty
 
 from ..build.ensemble import import_memg_steps
+from ..common import timing
 from ..common.registration import (
     MeshAnimationExport,
     MeshFileImport,
@@ -43,11 +44,11 @@ class ImportMEMG(bpy.types.Operator, MeshFileImport):
     )
     layout: EnumProperty(
         name="Matrix Order",
-        default="auto",
+        default="AUTO",
         items=[
-            ("auto", "Detect", "Decode both orders of U and Q and keep the smoother animation"),
-            ("column", "Column-major", "U and Q stored column by column"),
-            ("row", "Row-major", "U and Q stored row by row"),
+            ("AUTO", "Detect", "Decode both orders of U and Q and keep the smoother animation"),
+            ("COLUMN", "Column-major", "U and Q stored column by column"),
+            ("ROW", "Row-major", "U and Q stored row by row"),
         ],
         description="Storage order of the basis and coefficient matrices (the format does not say)",
     )
@@ -63,10 +64,15 @@ class ExportMEMG(bpy.types.Operator, MeshAnimationExport, RangeExport):
     filter_glob: StringProperty(default="*.memg", options={"HIDDEN"})
     grouping: EnumProperty(
         name="Groups",
-        default="components",
+        default="GROUPS",
         items=[
-            ("components", "Connected Parts", "One group (rigid frame + basis) per connected part of the mesh"),
-            ("groups", "Vertex Groups", "One group per vertex group (faces entirely inside it)"),
+            (
+                "GROUPS",
+                "Vertex Groups",
+                "One group (rigid frame + basis) per vertex group, the faces entirely inside it, as an imported "
+                "ensemble's groups (connected parts for a mesh without vertex groups)",
+            ),
+            ("COMPONENTS", "Connected Parts", "One group per connected part of the mesh"),
         ],
         description="How the mesh is split into groups",
     )
@@ -75,7 +81,8 @@ class ExportMEMG(bpy.types.Operator, MeshAnimationExport, RangeExport):
         animation = export_memg(context, context.active_object, path, relative=relative == "RELATIVE", **options)
         ranks = sum(g.rank for g in animation.groups)
         return (
-            f"Exported {animation.frame_count} frames: {len(animation.groups)} groups, "
+            f"Exported {animation.frame_count} frames at {timing.rate_text(animation.fps)} fps: "
+            f"{len(animation.groups)} groups, "
             f"{ranks} basis vectors, largest error {animation.max_error:.3g}"  # pyright: ignore[reportAttributeAccessIssue]
         )
 

@@ -5,8 +5,9 @@ its own options and name the functions that do the work."""
 from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty
 
 from ... import core
+from ..common import file_record, timing
 from ..common.registration import FilesImport, RangeExport, SceneTiming, axis_properties
-from ..common.units import axis_matrix, scene_range
+from ..common.units import as_typed, axis_matrix
 from ..read.armature import armature_motion
 
 _ORDERS = [
@@ -16,6 +17,11 @@ _ORDERS = [
 
 
 _FORWARD, _UP = axis_properties("-Z", "Y")  # BVH's convention, and most motion files'
+
+
+def _typed_scale(self, _context):
+    """A Scale typed in (or passed by a script) is the scale used: Auto Scale goes off."""
+    self.auto_scale = False
 
 
 class Axes:
@@ -28,7 +34,8 @@ class Axes:
         max=1e6,
         soft_min=0.001,
         soft_max=1000,
-        description="Blender units per file unit (0.01 for a file in centimetres)",
+        update=_typed_scale,
+        description="Blender units per file unit (0.01 for a file in centimetres); typing one turns Auto Scale off",
     )
 
 
@@ -42,9 +49,9 @@ class MotionImport(FilesImport, Axes, SceneTiming):
 
     auto_scale: BoolProperty(
         name="Auto Scale",
-        default=False,
-        description="Guess the file's unit (cm, m, mm, inches, CMU ASF units) from the "
-        "skeleton's size, scale to metres and report the choice (replaces Scale)",
+        default=True,
+        description="The file's unit as the file names it, else guessed from the skeleton's size (cm, m, mm, "
+        "inches, CMU ASF units), to metres; the unit is reported and remembered for export (off: Scale)",
     )
     rotation_mode: EnumProperty(
         name="Rotation",
@@ -73,10 +80,40 @@ class MotionImport(FilesImport, Axes, SceneTiming):
         "as the Retarget panel's defaults), instead of building new armatures",
     )
 
+    def import_options(self):
+        options = super().import_options()
+        options["scale"] = as_typed(options["scale"])
+        return options
+
     def finished(self, context, result):
         objects, messages = result
         messages.report(self)
-        self.report({"INFO"}, f"Imported {len(self.paths())} {self.label} file(s) into {len(objects)} armature(s)")  # pyright: ignore[reportAttributeAccessIssue]
+        units = sorted({unit_text(o.data) for o in objects if o.type == "ARMATURE"} - {""})
+        self.report(  # pyright: ignore[reportAttributeAccessIssue]
+            {"INFO"},
+            f"Imported {len(self.paths())} {self.label} file(s) into {len(objects)} armature(s)"  # pyright: ignore[reportAttributeAccessIssue]
+            + (f", {'; '.join(units)}" if units else ""),
+        )
+
+
+def unit_text(armature):
+    """How the armature data's lengths were read, for a report: "in centimetres (scale 0.01)", or
+    "" without a record."""
+    recalled = file_record.recall_scale(armature)
+    if recalled is None:
+        return ""
+    scale, unit, _ = recalled
+    return f"in {unit} (scale {scale:g})" if unit else f"scale {scale:g}"
+
+
+def export_scale(obj, scale=None, auto_scale=None):
+    """Blender units per file unit for an export of armature `obj`: with auto_scale (the default
+    when no scale is given) the one it was imported with (its record; 1 without one), so that
+    import -> export gives back the file's numbers; else `scale` (1 when None)."""
+    if auto_scale or (auto_scale is None and scale is None):
+        recalled = file_record.recall_scale(obj.data)
+        return recalled[0] if recalled else 1.0
+    return 1.0 if scale is None else scale
 
 
 def export_motion(
@@ -84,29 +121,41 @@ def export_motion(
     obj,
     path,
     *,
+    frame_range="TAKE",
+    frame_rate="TAKE",
     frame_start=None,
     frame_end=None,
     axis_forward="-Z",
     axis_up="Y",
-    scale=1.0,
+    scale=None,
+    auto_scale=None,
     source="AUTO",
     rotation_order="FILE",
     position_channels="FILE",
     **write_options,
 ):
-    """Write the Motion of armature `obj` over the frame range (the scene's by default) with
-    core.write (the extension of `path` chooses the format; `write_options` are its writer's, e.g.
-    precision); returns the Motion. See read.armature.armature_motion for the other options."""
-    frames = scene_range(context.scene, frame_start, frame_end)
+    """Write the Motion of armature `obj` with core.write (the extension of `path` chooses the
+    format; `write_options` are its writer's, e.g. precision); returns the Motion.
+
+    frame_range, frame_rate, frame_start, frame_end  by default the take of its action: its frame
+                range at the rate it was imported at, sampled at its own frames (see
+                common.timing.export_frames); "SCENE" for the scene's range or rate
+    scale       Blender units per file unit; None (or auto_scale=True): the inverse of the import's
+                (the armature's record), so that import -> export gives back the file's numbers
+    See read.armature.armature_motion for the other options."""
+    frames, rate = timing.export_frames(
+        context.scene, timing.action_take(obj), frame_range, frame_rate, frame_start, frame_end
+    )
     motion = armature_motion(
         context,
         obj,
         frames,
         axis_matrix(axis_forward, axis_up),
-        scale,
+        export_scale(obj, scale, auto_scale),
         source=source,
         rotation_order=rotation_order,
         position_channels=position_channels,
+        fps=rate,
     )
     core.write(motion, path, **write_options)
     return motion
@@ -137,6 +186,13 @@ class JointAxes:
 class MotionExport(RangeExport, Axes):
     """Operator mixin for exporting the active armature's animation. A format sets
     `export(context, obj, path, **options)` (returns the Motion written)."""
+
+    auto_scale: BoolProperty(
+        name="Scale As Imported",
+        default=True,
+        description="The inverse of the scale the armature was imported with (its unit), so the file gets its "
+        "numbers back; else 1 (off: Scale)",
+    )
 
     rotation_order: EnumProperty(
         name="Rotation Order",
@@ -170,5 +226,11 @@ class MotionExport(RangeExport, Axes):
         return context.active_object is not None and context.active_object.type == "ARMATURE"
 
     def export_range(self, context, path, **options):
-        motion = self.export(context, context.active_object, path, **options)  # pyright: ignore[reportAttributeAccessIssue]
-        return f"Exported {motion.skeleton.joint_count} joints x {motion.frame_count} frames"
+        obj = context.active_object
+        options["scale"] = as_typed(options["scale"])
+        motion = self.export(context, obj, path, **options)  # pyright: ignore[reportAttributeAccessIssue]
+        unit = unit_text(obj.data) if options.get("auto_scale") else ""
+        return (
+            f"Exported {motion.skeleton.joint_count} joints x {motion.frame_count} frames at "
+            f"{timing.rate_text(motion.fps)} fps" + (f", {unit} as imported" if unit else "")
+        )

@@ -41,9 +41,10 @@ def needs_evaluation(obj):
 
 
 def armature_motion(
-    context, obj, frames, axes, scale, *, source="AUTO", rotation_order="FILE", position_channels="FILE"
+    context, obj, frames, axes, scale, *, source="AUTO", rotation_order="FILE", position_channels="FILE", fps=None
 ):
-    """The Motion of armature `obj` over the scene frames `frames` (ints).
+    """The Motion of armature `obj` over the scene frames `frames` (between whole frames too) at
+    `fps` (a Fraction; None: the scene's rate).
 
     source            "ACTION" reads the rotation and location keys of the assigned action (fast,
                       no chain to evaluate), "EVALUATED" steps the scene through every frame
@@ -54,7 +55,7 @@ def armature_motion(
     position_channels "FILE" (as imported; else as ROOT), "ROOT" or "ALL"
     Joint names (Blender cuts them to 63 bytes) are the imported file's while the bones are its
     joints; OFFSETs, End Sites and the Frame Time text while the bones still match them (to single
-    precision) and the scene rate is still the one it stands for.
+    precision) and the rate is still the one it stands for.
     """
     context.view_layer.update()  # matrix_world of an object moved since the last evaluation
     names, parents = bone_hierarchy(obj)
@@ -109,10 +110,10 @@ def armature_motion(
     )
     action = obj.animation_data.action if obj.animation_data else None
     frame_time = file_record.recall_frame_time(action) if action is not None else None
-    likely = (snap_rate(frame_time), Fraction(1.0 / float(frame_time))) if frame_time else ()
-    return core.Motion(
-        skeleton, float(scene_fps(context.scene, likely)), euler, orders, translations, frame_time_text=frame_time
-    )
+    if fps is None:
+        likely = (snap_rate(frame_time), Fraction(1.0 / float(frame_time))) if frame_time else ()
+        fps = scene_fps(context.scene, likely)
+    return core.Motion(skeleton, float(fps), euler, orders, translations, frame_time_text=frame_time)
 
 
 def armature_skeleton(obj, axes, scale):

@@ -2,7 +2,6 @@
 written to C3D or TRC (`export_markers`, which scripts can call too); the mirror of build.markers."""
 
 import math
-from fractions import Fraction
 
 import bpy
 import numpy as np
@@ -10,9 +9,9 @@ import numpy as np
 from ... import core
 from ...core.markers import Markers
 from ..build.markers import file_axes
-from ..common import compat, file_record
+from ..common import compat, file_record, timing
 from ..common.progress import scene_frames
-from ..common.units import LENGTHS, scene_fps, scene_range
+from ..common.units import LENGTHS, length_unit
 from .mesh import sample_meshes
 
 # what an empty's own keys may move without moving its origin (anything else: evaluate the scene)
@@ -33,38 +32,67 @@ _CONSTANT = compat.interpolations(1, "CONSTANT")[0]
 
 
 def export_markers(
-    context, objects, path, *, frame_start=None, frame_end=None, units="mm", axis_forward=None, axis_up=None
+    context,
+    objects,
+    path,
+    *,
+    frame_range="TAKE",
+    frame_rate="TAKE",
+    frame_start=None,
+    frame_end=None,
+    units="MM",
+    axis_forward=None,
+    axis_up=None,
 ):
-    """Write the world positions of `objects` at every frame of the range (the scene's by default)
-    to a C3D or TRC file (by extension); returns the Markers written.
+    """Write the world positions of `objects` to a C3D or TRC file (by extension); returns the
+    Markers written.
 
     objects  empties (one whose children are empties stands for them: an imported file's parent),
              or one mesh (its evaluated vertices; no gaps)
-    units    the file's length unit (a key of common.units.LENGTHS); axis_forward, axis_up its
-             axes (None: the format's usual ones, see build.markers.AXES)
+    frame_range, frame_rate, frame_start, frame_end  by default the objects' own take: an imported
+             file's frames at its rate (the record of its parent or point cloud), else the frames
+             the empties and their parents are keyed on, at the scene's rate; see
+             common.timing.export_frames
+    units    the file's length unit: "MM", "CM", "M", "IN" (or "mm", ...); axis_forward, axis_up
+             its axes (None: the format's usual ones, see build.markers.AXES)
     An empty is missing (a NaN gap) where it is hidden in viewports and, for an imported marker,
     where its location is unkeyed: before its first key, after its last, and from a constant key
     to the next (see build.markers). Names: the file's labels for imported markers, else the
-    objects' (vertex) names; the rate: the scene's (the imported file's where it stands for it).
+    objects' (vertex) names.
     """
     scene = context.scene
-    frames = scene_range(scene, frame_start, frame_end)
     meshes = [o for o in objects if o.type == "MESH"]
     if meshes and len(objects) > 1:
         raise ValueError("export either empties or one mesh")
     if meshes:
-        names, world, records = _mesh_points(context, meshes[0], frames)
+        owners = meshes
     else:
         empties = _marker_empties(objects)
         if not empties:
             raise ValueError("no empties to export: select the markers (or their parent) or a mesh")
-        names, world, records = _empty_points(context, empties, frames)
-    likely = tuple(Fraction(r["rate"]) for r in records if isinstance(r.get("rate"), str))
+        owners = list({o.parent.as_pointer(): o.parent for o in empties if o.parent}.values())
+    take = next((t for t in map(timing.recorded_take, owners) if t is not None), None)
+    if take is None and not meshes:  # a user's empties: the frames they, or what carries them, are keyed on
+        span = timing.keyed_span({o.as_pointer(): o for e in empties for o in _lineage(e)}.values())
+        take = timing.Take(*span) if span else None
+    frames, rate = timing.export_frames(scene, take, frame_range, frame_rate, frame_start, frame_end)
+    if meshes:
+        names, world = _mesh_points(context, meshes[0], frames)
+    else:
+        names, world = _empty_points(context, empties, frames)
+    unit = length_unit(units)
     with np.errstate(over="ignore"):  # beyond float32: refused by the writer as infinite
-        positions = (world @ file_axes(path, axis_forward, axis_up) / LENGTHS[units]).astype(np.float32)
-    markers = Markers(names, positions, float(scene_fps(scene, likely)), units=units)
+        positions = (world @ file_axes(path, axis_forward, axis_up) / LENGTHS[unit]).astype(np.float32)
+    markers = Markers(names, positions, float(rate), units=unit)
     core.write(markers, path)
     return markers
+
+
+def _lineage(obj):
+    """`obj` and its parents, up to the root."""
+    while obj is not None:
+        yield obj
+        obj = obj.parent
 
 
 def _marker_empties(objects):
@@ -80,35 +108,35 @@ def _marker_empties(objects):
 
 
 def _file_order(obj):
-    index = file_record.recall_markers(obj).get("index")
+    index = file_record.recall(obj).get("index")
     return (index if isinstance(index, int) else math.inf, obj.name)
 
 
 def _mesh_points(context, obj, frames):
-    """(names, world positions (F, V, 3), [the mesh's record]) of a mesh's evaluated vertices."""
+    """(names, world positions (F, V, 3)) of a mesh's evaluated vertices."""
     count = len(obj.data.vertices)
 
     def world(frame, data, matrix):
         if len(data.vertices) != count:
-            raise ValueError(f"{obj.name}: the vertex count changes at frame {frame}")
+            raise ValueError(f"{obj.name}: the vertex count changes at frame {frame:g}")
         flat = np.empty(3 * count, dtype=np.float32)
         data.vertices.foreach_get("co", flat)
         return flat.reshape(-1, 3) @ matrix[:3, :3].T + matrix[:3, 3]
 
     positions = np.array(sample_meshes(context, obj, frames, world)).reshape(len(frames), count, 3)
-    record = file_record.recall_markers(obj)
+    record = file_record.recall(obj)
     labels = record.get("labels")
     names = labels if isinstance(labels, list) and len(labels) == count else [f"point{i + 1}" for i in range(count)]
-    return names, positions, [record]
+    return names, positions
 
 
 def _empty_points(context, empties, frames):
-    """(names, world positions (F, M, 3) with NaN gaps, records of their parents) of empties:
-    from their keys where nothing else moves them, else by stepping the scene."""
+    """(names, world positions (F, M, 3) with NaN gaps) of empties: from their keys where nothing
+    else moves them, else by stepping the scene."""
     context.view_layer.update()  # matrix_world of an object moved since the last evaluation
     positions = np.empty((len(empties), len(frames), 3))  # marker-major while filled
     hidden = np.zeros((len(empties), len(frames)), dtype=bool)
-    records = [file_record.recall_markers(o) for o in empties]
+    records = [file_record.recall(o) for o in empties]
     stepped = []
     for m, obj in enumerate(empties):
         curves = {(c.data_path, c.array_index): c for c in compat.action_fcurves(obj)}
@@ -127,8 +155,7 @@ def _empty_points(context, empties, frames):
         hidden[stepped] |= ~shown
     positions[hidden] = np.nan
     names = [str(r.get("label", o.name)) for r, o in zip(records, empties)]
-    parents = {o.parent.as_pointer(): o.parent for o in empties if o.parent}
-    return names, positions.swapaxes(0, 1), [file_record.recall_markers(p) for p in parents.values()]
+    return names, positions.swapaxes(0, 1)
 
 
 def _keys_place(obj, curves):

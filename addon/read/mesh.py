@@ -7,39 +7,68 @@ import numpy as np
 from ...core.formats.famc import write_famc
 from ...core.formats.memg import write_memg
 from ...core.mesh import Mesh, MeshAnimation
+from ..common import timing
 from ..common.progress import Progress, scene_frames
-from ..common.units import scene_fps, scene_range
 
 
-def export_memg(
-    context, obj, path, *, frame_start=None, frame_end=None, tolerance=1e-3, relative=True, grouping="components"
-):
-    """Encode the evaluated mesh of `obj` over the frame range (scene range by default) and write
-    .memg + .obj; returns the encoded MeshAnimation."""
-    dense = evaluated_animation(context, obj, frame_start, frame_end)
+def export_memg(context, obj, path, *, tolerance=1e-3, relative=True, grouping="GROUPS", **frames):
+    """Encode the evaluated mesh of `obj` (its take by default, see evaluated_animation; `frames`
+    are its options) and write .memg + .obj; returns the encoded MeshAnimation.
+
+    grouping  "GROUPS" (default, as core.write: one group per vertex group, the faces inside it;
+              connected parts when the mesh has none) or "COMPONENTS" (one group per connected
+              part); the lower-case values of earlier versions too
+    """
+    grouping = grouping.lower()
+    if grouping not in ("groups", "components"):
+        raise ValueError(f"grouping must be GROUPS or COMPONENTS, not {grouping.upper()!r}")
+    dense = evaluated_animation(context, obj, **frames)
     if grouping == "groups":
         dense.mesh.groups = _face_groups(obj, dense.mesh)
     grouping = "groups" if dense.mesh.groups else "components"
-    return write_memg(dense, path, tolerance=tolerance, relative=relative, grouping=grouping)
+    try:
+        return write_memg(dense, path, tolerance=tolerance, relative=relative, grouping=grouping)
+    except ValueError as error:
+        if "outside every group" not in str(error):
+            raise
+        raise ValueError(
+            f"{obj.name}: vertices in no vertex group move; add them to one, or export with Groups: Connected Parts"
+        ) from None
 
 
-def export_famc(context, obj, path, *, frame_start=None, frame_end=None, tolerance=1e-3, relative=True, **options):
-    """Encode the evaluated mesh of `obj` over the frame range (scene range by default) as an MPEG-4
-    FAMC stream and write .famc + .obj (its groups: the faces inside each vertex group); returns
-    what was written (see core.formats.famc.write_famc, which takes the other `options`)."""
-    dense = evaluated_animation(context, obj, frame_start, frame_end)
+def export_famc(context, obj, path, *, tolerance=1e-3, relative=True, byte_order="STANDARD", **options):
+    """Encode the evaluated mesh of `obj` (its take by default, see evaluated_animation) as an
+    MPEG-4 FAMC stream and write .famc + .obj (its groups: the faces inside each vertex group);
+    returns what was written (see core.formats.famc.write_famc, which takes the other `options`;
+    byte_order "STANDARD" or "REFERENCE", or the lower-case values of earlier versions)."""
+    frames = {key: options.pop(key) for key in _FRAME_OPTIONS if key in options}
+    dense = evaluated_animation(context, obj, **frames)
     dense.mesh.groups = _face_groups(obj, dense.mesh)
     progress = Progress(context, "Encoding FAMC")
     try:
-        return write_famc(dense, path, tolerance=tolerance, relative=relative, progress=progress.show, **options)
+        return write_famc(
+            dense,
+            path,
+            tolerance=tolerance,
+            relative=relative,
+            byte_order=byte_order.lower(),
+            progress=progress.show,
+            **options,
+        )
     finally:
         progress.close()
 
 
-def evaluated_animation(context, obj, frame_start=None, frame_end=None):
-    """The evaluated mesh of `obj` (modifiers, shape keys, armatures) over the frame range (scene
-    range by default) as a dense MeshAnimation at the scene rate; the topology must not change."""
-    frames = scene_range(context.scene, frame_start, frame_end)
+_FRAME_OPTIONS = ("frame_start", "frame_end", "frame_range", "frame_rate")
+
+
+def evaluated_animation(context, obj, frame_start=None, frame_end=None, *, frame_range="TAKE", frame_rate="TAKE"):
+    """The evaluated mesh of `obj` (modifiers, shape keys, armatures) as a dense MeshAnimation; the
+    topology must not change. By default over its take: an imported file's frames at its rate
+    (the object's record), else the scene's range and rate; see common.timing.export_frames."""
+    frames, rate = timing.export_frames(
+        context.scene, timing.recorded_take(obj), frame_range, frame_rate, frame_start, frame_end
+    )
     topology = None
 
     def vertices(frame, data, _):
@@ -49,14 +78,16 @@ def evaluated_animation(context, obj, frame_start=None, frame_end=None):
         if topology is None:
             topology = mesh_from_blender(data)
         elif len(flat) != 3 * len(topology.vertices):
-            raise ValueError(f"the vertex count changes at frame {frame}: an animated mesh export needs fixed topology")
+            raise ValueError(
+                f"the vertex count changes at frame {frame:g}: an animated mesh export needs fixed topology"
+            )
         return flat.reshape(-1, 3).astype(float)
 
     positions = sample_meshes(context, obj, frames, vertices)
-    assert topology is not None  # set by the first of at least one frame (scene_range)
+    assert topology is not None  # set by the first of at least one frame (export_frames)
     if not len(topology.vertices):
         raise ValueError(f"{obj.name!r} has no vertices to export")
-    return MeshAnimation(topology, float(scene_fps(context.scene)), np.array(positions))
+    return MeshAnimation(topology, float(rate), np.array(positions))
 
 
 def sample_meshes(context, obj, frames, read):

@@ -59,5 +59,7 @@ def test_sizes_no_unit_makes_human_get_the_nearest():
 
 def test_the_readme_lists_the_units_the_code_tries():
     text = " ".join(README.read_text().split())
-    sentence = re.search(r"\*Auto Scale\* \(reads the file in the first of (.*?) that makes", text).group(1)
+    sentence = re.search(
+        r"\*Auto Scale\*, on by default \(reads the file in the first of (.*?) that makes", text
+    ).group(1)
     assert [item.split(" (")[0] for item in sentence.split(" / ")] == [name.split(" (")[0] for name, _ in UNITS]

@@ -42,7 +42,7 @@ def check_against_core(path, obj, scale=1.0, **read_options):
 @pytest.mark.parametrize("rotation_mode", ["QUATERNION", "NATIVE"])
 def test_generated_sample_matches_core_fk(sample, rotation_mode):
     fresh_scene()
-    result = bpy.ops.import_anim.mocap_bvh(filepath=str(sample), rotation_mode=rotation_mode)
+    result = bpy.ops.import_anim.mocap_bvh(filepath=str(sample), rotation_mode=rotation_mode, scale=1.0)
     assert result == {"FINISHED"}
     obj = bpy.context.object
     assert obj.type == "ARMATURE" and len(obj.data.bones) == 31
@@ -56,7 +56,7 @@ def test_generated_sample_matches_core_fk(sample, rotation_mode):
 
 def test_rest_pose_is_the_file_zero_pose(sample):
     fresh_scene()
-    import_bvh(bpy.context, [str(sample)])
+    import_bvh(bpy.context, [str(sample)], scale=1.0)
     obj = bpy.context.object
     obj.data.pose_position = "REST"
     heads, names = world_heads(obj, 1)
@@ -71,7 +71,7 @@ def test_rest_pose_is_the_file_zero_pose(sample):
 def test_corpus_files_match_core_and_the_builtin_importer(name):
     path = str(CORPUS / name)
     fresh_scene()
-    objects, _ = import_bvh(bpy.context, [path], update_frame_range=False)
+    objects, _ = import_bvh(bpy.context, [path], update_frame_range=False, scale=1.0)
     ours = objects[0]
     check_against_core(path, ours)
     bpy.ops.import_anim.bvh(filepath=path, update_scene_fps=False, update_scene_duration=False)
@@ -104,7 +104,7 @@ def test_frame_rates():
 def test_keep_scene_rate_places_keys_in_time(sample):
     scene = fresh_scene()
     scene.render.fps, scene.render.fps_base = 30, 1.0
-    objects, _ = import_bvh(bpy.context, [str(sample)], frame_rate="KEEP")
+    objects, _ = import_bvh(bpy.context, [str(sample)], frame_rate="KEEP", scale=1.0)
     assert scene.render.fps == 30
     assert scene.frame_end == 61  # 240 frames at 120 fps last 2 s: keys at 1, 1.25, ... 60.75
     motion = core.read(sample)
@@ -117,13 +117,17 @@ def test_auto_scale_reports_its_choice(sample):
     objects, messages = import_bvh(bpy.context, [str(sample)], auto_scale=True)
     assert any("read as centimetres (scale 0.01)" in m for m in messages.notes)
     check_against_core(sample, objects[0], scale=0.01)
+    fresh_scene()  # the default
+    objects, messages = import_bvh(bpy.context, [str(sample)])
+    assert any("read as centimetres (scale 0.01)" in m for m in messages.notes)
+    check_against_core(sample, objects[0], scale=0.01)
 
 
 def test_several_files_one_armature_or_several(sample, tmp_path):
     second = tmp_path / "second.bvh"
     core.write(cmu_like_motion(core, 50, seed=7), second)
     fresh_scene()
-    objects, _ = import_bvh(bpy.context, [str(sample), str(second)], one_armature=True)
+    objects, _ = import_bvh(bpy.context, [str(sample), str(second)], one_armature=True, scale=1.0)
     assert len(objects) == 1 and {"sample", "second"} <= {a.name for a in bpy.data.actions}
     assert objects[0].animation_data.action.name == "second"
     check_against_core(second, objects[0])

@@ -71,7 +71,11 @@ def test_export_writes_the_imported_file_back(mixed_file, tmp_path):
     obj = import_bvh(bpy.context, [str(mixed_file)])[0][0]
     record = json.loads(obj.data[KEY])
     assert record["joints"]["Hips"]["channels"][:3] == ["Yrotation", "Xrotation", "Zrotation"]
-    assert json.loads(obj.animation_data.action[KEY]) == {"frame_time": "0.0333667"}
+    assert json.loads(obj.animation_data.action[KEY]) == {
+        "frame_time": "0.0333667",
+        "rate": "30000/1001",
+        "frame_step": "1",
+    }
     export_bvh(bpy.context, obj, tmp_path / "out.bvh", precision=8)
     assert header(tmp_path / "out.bvh") == header(mixed_file)  # byte for byte
     assert_same_layout(mixed_file, tmp_path / "out.bvh")

@@ -64,8 +64,10 @@ def test_exact_rate_and_its_text(tmp_path):
     assert scene.render.fps / scene.render.fps_base == pytest.approx(1 / 0.033333, rel=1e-7)
     export_bvh(bpy.context, objects[0], tmp_path / "out.bvh")
     assert "Frame Time: 0.033333\n" in (tmp_path / "out.bvh").read_text()
-    scene.render.fps, scene.render.fps_base = 25, 1.0  # another rate: the text no longer stands for it
+    scene.render.fps, scene.render.fps_base = 25, 1.0  # another scene rate: the take keeps its own
     export_bvh(bpy.context, objects[0], tmp_path / "out.bvh")
+    assert "Frame Time: 0.033333\n" in (tmp_path / "out.bvh").read_text()
+    export_bvh(bpy.context, objects[0], tmp_path / "out.bvh", frame_rate="SCENE")  # the text no longer stands for it
     assert "Frame Time: 0.04\n" in (tmp_path / "out.bvh").read_text()
 
 

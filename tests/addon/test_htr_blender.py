@@ -80,11 +80,15 @@ def test_the_operator_and_a_bad_file_that_leaves_nothing(sample, tmp_path):
 
 
 @pytest.mark.parametrize("units", ["", "CalibrationUnits furlong\n"])
-def test_a_file_without_known_units_is_read_as_metres(tmp_path, units):
+def test_a_file_without_known_units_is_auto_scaled_or_read_as_metres(tmp_path, units):
     path = tmp_path / "plain.htr"
     path.write_text(SAMPLE.replace("CalibrationUnits cm\n", units))
     fresh_scene()
-    (obj,), _ = import_htr(bpy.context, [str(path)])
+    (obj,), messages = import_htr(bpy.context, [str(path)])
+    assert "plain: read as inches (scale 0.0254) because" in messages.notes[0]  # the sample is 45 units tall
+    check_against_core(obj, core.read(path), 0.0254, (0, 1))
+    fresh_scene()
+    (obj,), _ = import_htr(bpy.context, [str(path)], auto_scale=False)
     check_against_core(obj, core.read(path), 1.0, (0, 1))
 
 
@@ -95,7 +99,7 @@ def test_blocks_of_different_lengths_are_reported_as_a_warning(sample, capfd):
     warning = f"{sample}: segment blocks of different lengths, all cut to 2 frames"
     fresh_scene()
     _, messages = import_htr(bpy.context, [str(sample)], strict=False, auto_scale=True)
-    assert warning in messages.warnings and "read as" in messages.notes[0]
+    assert warning in messages.warnings and "read in cm, as the file says (scale 0.01)" in messages.notes[0]
     assert not any("different lengths" in text for text in messages.notes)
     assert (
         list(messages) == messages.warnings + messages.notes and messages[len(messages.warnings)] == messages.notes[0]
@@ -105,4 +109,4 @@ def test_blocks_of_different_lengths_are_reported_as_a_warning(sample, capfd):
     assert bpy.ops.import_anim.mocap_htr(filepath=str(sample), strict=False) == {"FINISHED"}
     reported = capfd.readouterr().out.splitlines()  # Blender prints a script's reports as "Level: text"
     assert f"Warning: {warning}" in reported
-    assert "Info: Imported 1 HTR file(s) into 1 armature(s)" in reported
+    assert "Info: Imported 1 HTR file(s) into 1 armature(s), in cm (scale 0.01)" in reported

@@ -135,7 +135,7 @@ def test_long_joint_names_import_keyed_and_export(tmp_path):
     path.write_bytes(text.encode("utf-8"))
     motion = core.read(path)
     fresh_scene()
-    objects, _ = import_bvh(bpy.context, [str(path)])
+    objects, _ = import_bvh(bpy.context, [str(path)], scale=1.0)
     obj = objects[0]
     names = blender_names(motion.skeleton.names)
     assert [b.name for b in obj.data.bones] == names and names[1] == "L" * 59 + ".001"

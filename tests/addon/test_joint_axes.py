@@ -59,7 +59,9 @@ def axes_motion(frames=12):
 def test_world_positions_are_the_cores(bone_axes):
     motion, _, _ = axes_motion()
     fresh_scene()
-    (obj,), _ = run(build_motions(bpy.context, [("axes.bvh", motion)], bone_axes=bone_axes), bpy.context, "test")
+    (obj,), _ = run(
+        build_motions(bpy.context, [("axes.bvh", motion)], bone_axes=bone_axes, scale=1.0), bpy.context, "test"
+    )
     assert_heads_match_core(obj, motion, range(motion.frame_count), 1e-5 * 40)
 
 
@@ -74,7 +76,9 @@ def _pose_rotations(obj, motion, frame):
 def test_exact_axes_make_pose_values_the_files_rotations():
     motion, world, _ = axes_motion()
     fresh_scene()
-    (obj,), _ = run(build_motions(bpy.context, [("axes.bvh", motion)], bone_axes="EXACT"), bpy.context, "test")
+    (obj,), _ = run(
+        build_motions(bpy.context, [("axes.bvh", motion)], bone_axes="EXACT", scale=1.0), bpy.context, "test"
+    )
     axes = axis_matrix("-Z", "Y")
     for j, name in enumerate(motion.skeleton.names):
         bone_frame = np.array(obj.data.bones[name].matrix_local)[:3, :3]

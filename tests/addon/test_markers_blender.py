@@ -192,7 +192,7 @@ def test_export_axes_and_units(tmp_path):
     path, markers = written(tmp_path, "take.c3d")
     fresh_scene()
     import_file(path)
-    assert bpy.ops.export_anim.mocap_trc(filepath=str(tmp_path / "y_up.trc"), units="m") == {"FINISHED"}
+    assert bpy.ops.export_anim.mocap_trc(filepath=str(tmp_path / "y_up.trc"), units="M") == {"FINISHED"}
     back = core.read(tmp_path / "y_up.trc")
     x, y, z = np.moveaxis(markers.positions.astype(float) / 1000, -1, 0)
     assert back.units == "m"
@@ -239,7 +239,7 @@ def test_exact_rate_is_the_stored_single(tmp_path):
     )
 
 
-@pytest.mark.parametrize("units, option, metres", [("m", "FILE", 1.0), ("cm", "FILE", 0.01), ("mm", "m", 1.0)])
+@pytest.mark.parametrize("units, option, metres", [("m", "FILE", 1.0), ("cm", "FILE", 0.01), ("mm", "M", 1.0)])
 def test_units_from_the_file_or_the_option(tmp_path, units, option, metres):
     take = sample_take()
     path, markers = written(tmp_path, "take.trc", Markers(take.names, take.positions / 1000, 100, units=units))
