@@ -46,11 +46,11 @@ def contacts(
 
 
 def smooth(values, width):
-    """values (F,) averaged twice over windows of 2 `width` + 1 frames (a triangle filter; ends
+    """values (F, ...) averaged twice over windows of 2 `width` + 1 frames (a triangle filter; ends
     held)."""
     for _ in range(2 * (width > 0)):
-        padded = np.pad(values, width, mode="edge")
-        values = np.lib.stride_tricks.sliding_window_view(padded, 2 * width + 1).mean(axis=1)
+        padded = np.pad(values, [(width, width)] + [(0, 0)] * (np.ndim(values) - 1), mode="edge")
+        values = np.lib.stride_tricks.sliding_window_view(padded, 2 * width + 1, axis=0).mean(axis=-1)
     return values
 
 
@@ -80,35 +80,48 @@ def phases(ankle_contact, ball_contact):
     return np.where(ankle_contact, HEEL, 0) + np.where(ball_contact, TOE, 0)
 
 
-def plant(ankle, offsets, ball, phase, roll, up, floor, heights, settle, hold_limit):
+def plant(ankle, offsets, ball, phase, roll, lift, up, floor, heights, settle, hold_limit):
     """Where a planted foot goes: (ankle goals (F, 3), foot turns (F, 3, 3), planted (F,) bool).
 
     ankle (F, 3): the foot joint's free world position; offsets (F, N, 3): the foot's points (its
     joints and their tips) from the ankle in the world, offsets[:, ball] the ball's; phase (F,): see
     `phases`; roll (F,) in [0, 1]: how much a flat foot turns about the ball rather than the ankle
-    (the source's); up: unit up; floor: the floor's height along up; heights: (ankle, ball)
-    heights above the floor of a flat foot (the rest pose's; -inf for a rest pose that does not stand).
+    (the source's); lift (F,): the source's ball's height along up, scaled to the target; up: unit
+    up; floor: the floor's height along up; heights: (ankle, ball) heights above the floor of a flat
+    foot (the rest pose's; -inf for a rest pose that does not stand).
 
     Each run of planted frames (a contact) holds its pivot's place on the floor plane: the ankle's
     while the heel stands, the ball's while the toe does; the first phase its mean place, each later
     one where the previous left it, so heel strike, flat foot and toe roll follow one another without
     a jump. A flat foot holds both: a turn of the foot (given back, to be applied to the foot with
-    its toes, about the ankle) of at most `hold_limit` radians keeps the ball where it was; beyond
-    that the foot turns as the source's does, about the ankle or the ball as `roll` says; the turn
-    eases away over `settle` frames of the next phase. Heights: the ankle as high as a flat foot's,
-    or as puts the ball at a flat foot's height, or the foot's lowest point on the floor, whichever
-    is highest (heel, toe and toes bent down), smoothed over a quarter of `settle` frames."""
+    its toes, about the ankle) of at most `hold_limit` radians keeps the ball where it was. A foot
+    rolls on through its flat phase (a jog's by 8 to 10 degrees, a walk's by up to 14): so the
+    contact starts turned halfway towards where that roll goes, at most `hold_limit` (the phases
+    before the flat one keep that turn), and the hold covers twice as much roll. Beyond it the foot
+    turns as the source's does, about what stands next (the ball before a toe phase, the ankle
+    before a heel phase), else as `roll` says; the turn eases away over `settle` frames of the next
+    phase. Heights: the ankle as high as a flat foot's, or as puts the ball at a flat foot's height,
+    or the foot's lowest point on the floor, whichever is highest (heel, toe and toes bent down),
+    smoothed over an eighth of `settle` frames either side (a capture's jitter at 120 fps; at 30
+    fps a frame is a real step, and smoothing would sink a short contact's last frames into the
+    floor). In a toe phase the foot rises as the source's ball rises from where it stood at the
+    phase's start: a foot pushing off leaves the floor as the source's does (held down, the leg
+    would straighten faster than the source's)."""
     frames = len(ankle)
     goal, turns = np.array(ankle, dtype=float), np.broadcast_to(np.eye(3), (frames, 3, 3)).copy()
     planted = phase > 0
     for start, stop in runs(planted):
         cuts = np.r_[0, np.flatnonzero(phase[start + 1 : stop] != phase[start : stop - 1]) + 1, stop - start] + start
-        for first, last in zip(cuts[:-1], cuts[1:]):
+        flat = next((k for k in range(len(cuts) - 1) if phase[cuts[k]] == FLAT), len(cuts))
+        lead = np.eye(3) if flat == len(cuts) else _lead(offsets[cuts[flat] : cuts[flat + 1], ball], hold_limit)
+        for k, (first, last) in enumerate(zip(cuts[:-1], cuts[1:])):
             kind, span = phase[first], slice(first, last)
-            held = turns[first - 1] if first > start else np.eye(3)
+            held = turns[first - 1] if first > start else lead
             if kind == FLAT:
                 hold = rotations.swing(offsets[span, ball] @ held.T, (held @ offsets[first, ball])[None]) @ held
                 turns[span] = _at_most(hold, hold_limit)
+            elif k < flat:
+                turns[span] = lead
             else:
                 turns[span] = _ease_turn(held, last - first, settle)
             to_ball = np.einsum("fij,fj->fi", turns[span], offsets[span, ball])
@@ -119,12 +132,15 @@ def plant(ankle, offsets, ball, phase, roll, up, floor, heights, settle, hold_li
                 here = goal[first - 1] + (turns[first - 1] @ offsets[first - 1, ball] if kind == TOE else 0.0)
                 place = across(here, up)
             goal[span] = place - pivot
-            if kind == FLAT:  # the hold's excess turns the foot about the ankle, or about the ball
-                weight = roll[span, None]
+            if kind == FLAT:  # the hold's excess turns the foot about what stands next, else as `roll` says
+                following = phase[last] if last < stop else 0
+                weight = {TOE: 1.0, HEEL: 0.0}.get(following, roll[span, None])
                 goal[span] = (1.0 - weight) * place + weight * (place + to_ball[0] - to_ball)
         moved = np.einsum("fij,fnj->fni", turns[start:stop], offsets[start:stop])
         lowest = np.maximum(heights[0], heights[1] - moved[:, ball] @ up)
-        height = floor + smooth(np.maximum(lowest, -(moved @ up).min(axis=1)), int(round(settle / 4)))
+        height = floor + smooth(np.maximum(lowest, -(moved @ up).min(axis=1)), int(settle / 8))
+        for first, last in runs(phase[start:stop] == TOE):
+            height[first:last] += np.maximum(lift[start + first : start + last] - lift[start + first], 0.0)
         goal[start:stop] = across(goal[start:stop], up) + height[:, None] * up
     return goal, turns, planted
 
@@ -132,6 +148,16 @@ def plant(ankle, offsets, ball, phase, roll, up, floor, heights, settle, hold_li
 def across(points, up):
     """points (..., 3) without their part along unit `up`."""
     return points - (points @ up)[..., None] * up
+
+
+def _lead(directions, limit):
+    """(3, 3) the turn a contact's foot starts with: from the first of `directions` (n, 3), the
+    ball from the ankle over its first flat phase, halfway towards the last, at most `limit`
+    radians (a hold of `limit` then covers the roll from `limit` before the start's to `limit`
+    past it)."""
+    turn = rotations.swing(directions[0], directions[-1])
+    angle = np.linalg.norm(rotations.quat_to_rotvec(rotations.matrix_to_quat(turn)))
+    return rotations.scale_rotation(turn, min(0.5, limit / max(angle, 1e-300)))
 
 
 def _at_most(turns, limit):
@@ -146,33 +172,28 @@ def _ease_turn(turn, frames, settle):
     return rotations.scale_rotation(np.broadcast_to(turn, (frames, 3, 3)), x * x * (3.0 - 2.0 * x))
 
 
-def ramps(goal, turns, free, planted, widths):
-    """Goals (F, 3), foot turns (F, 3, 3) and weights (F,) easing a planted foot in and out:
-    weight 1 on planted frames; within widths[e] frames of a contact's first or last frame e, the
-    goal is the free position plus the correction at e and the turn that at e, weighted by a
-    smoothstep falling to 0 (the turn by as much of its angle). Between two contacts closer than
-    their widths, the corrections of both mix by their weights, so the goal never jumps."""
+def ramps(vectors, planted, widths):
+    """Rotation vectors (F, ..., 3) eased in and out of a foot's contacts, and the weights (F,):
+    as they are, weight 1, on planted frames; within widths[e] frames of a contact's first or last
+    frame e, those at e turned by a smoothstep weight falling to 0. Between two contacts closer
+    than their widths, the vectors of both edges mix by their weights, so nothing jumps."""
     frames = len(planted)
     index = np.arange(frames)
     if not np.any(planted):
-        return np.array(free, dtype=float), turns, np.zeros(frames)
+        return np.zeros_like(vectors), np.zeros(frames)
     before = np.maximum.accumulate(np.where(planted, index, -1))
     after = np.minimum.accumulate(np.where(planted, index, frames)[::-1])[::-1]
-    weights, corrections, vectors = [], [], []
+    weights, edges = [], []
     for edge, gap in ((before, index - before), (after, after - index)):
         e = np.clip(edge, 0, frames - 1)
         x = np.where((edge >= 0) & (edge < frames), np.clip(1.0 - gap / (widths[e] + 1.0), 0.0, 1.0), 0.0)
         weights.append(x * x * (3.0 - 2.0 * x))
-        corrections.append(goal[e] - free[e])
-        vectors.append(rotations.quat_to_rotvec(rotations.matrix_to_quat(turns[e])))
-    total = np.maximum(weights[0] + weights[1], 1e-300)[:, None]
+        edges.append(vectors[e])
+    shape = (frames,) + (1,) * (vectors.ndim - 1)
+    total = np.maximum(weights[0] + weights[1], 1e-300).reshape(shape)
     weight = np.where(planted, 1.0, np.maximum(*weights))
-    out = free + (weights[0][:, None] * corrections[0] + weights[1][:, None] * corrections[1]) / total
-    out[planted] = goal[planted]
-    vector = (weights[0][:, None] * vectors[0] + weights[1][:, None] * vectors[1]) / total
-    eased = rotations.quat_to_matrix(rotations.rotvec_to_quat(vector * weight[:, None]))
-    eased[planted] = turns[planted]
-    return out, eased, weight
+    mixed = (weights[0].reshape(shape) * edges[0] + weights[1].reshape(shape) * edges[1]) / total
+    return np.where(planted.reshape(shape), vectors, mixed * weight.reshape(shape)), weight
 
 
 def drop_to_reach(hip, goal, reach, up):

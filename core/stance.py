@@ -12,7 +12,7 @@ from .skeleton import child_lists, descendants
 
 HOLD = np.radians(4.5)  # at most this turn keeps a flat foot's ankle and ball both in place
 SOFT = 0.02  # leg lengths short of full reach where a knee straightening towards a goal starts to slow
-MOST_TURN = np.radians(0.75)  # per frame: what easing a correction in or out may add to a leg's turn
+MOST_TURN = np.radians(0.75)  # per frame: what easing or steadying a correction may add to a leg's turn
 
 
 @dataclasses.dataclass
@@ -106,7 +106,7 @@ def plant_feet(take, world, position, levels, *, height, speed, blend):
     `position` (the target's world rotations and positions, one array per joint) are changed in
     place. Contacts: see feet.contacts (`height`, `speed`); `blend`: seconds over which a planted
     foot eases in and out, at least."""
-    goals = _foot_goals(take, world, position, levels.ground, {"height": height, "speed": speed}, blend * take.fps)
+    goals = _foot_goals(take, world, position, levels, {"height": height, "speed": speed}, blend * take.fps)
     _bend_legs(take.target, world, position, goals, take.up, blend * take.fps)
 
 
@@ -134,7 +134,7 @@ def below(skeleton, world, top, joint):
     return out
 
 
-def _foot_goals(take, world, position, ground, contact, settle):
+def _foot_goals(take, world, position, levels, contact, settle):
     """{(thigh, shin, foot): (ankle goals (F, 3), foot turns (F, 3, 3), planted (F,) bool)} of the
     target's legs whose foot is mapped (feet.plant): the source's ankle (its foot joint) and ball
     (its toe joint) stand on the ground separately (feet.contacts with `contact`'s height and
@@ -164,7 +164,8 @@ def _foot_goals(take, world, position, ground, contact, settle):
         rest = target.points(target.rest_rotations[None], target.rest[None], side)[0]
         heights = target.height(rest[[0, tip]]) if target.flat_feet else np.full(2, -np.inf)  # no flat pose
         free = position[foot] + (_stance_width(take, position, side, ankle) if stance else 0.0)
-        goals[chain] = feet.plant(free, offsets, tip, phase, roll, up, ground, heights, settle, HOLD)
+        lift = levels.scale * (ball @ up)
+        goals[chain] = feet.plant(free, offsets, tip, phase, roll, lift, up, levels.ground, heights, settle, HOLD)
     return goals
 
 
@@ -190,50 +191,99 @@ def _bend_legs(target, world, position, goals, up, blend):
     """Bend the legs {(thigh, shin, foot): (goals, turns, planted)} of Body `target` in `world` so
     that planted feet reach their goals (in place, updating `world` and `position`).
 
-    Each contact eases in and out over `blend` frames or more: as many as keep the correction's
-    turn of the thigh and shin under MOST_TURN a frame (feet.ramps: a smoothstep rises 1.5 times
-    faster than a straight ramp at its steepest). Every joint first moves down
-    along `up` as far as a goal out of the leg's reach needs (eased over `blend` frames); then a
-    two-bone IK turns the thigh's subtree about the hip and the shin's about the knee, in the plane
-    of the free leg (the source's knee: no inward fall; the body's forward carried by the thigh
-    where the leg is straight), each blended from no turn by the ease weight in rotation space;
-    each foot's subtree keeps its world rotations, turned by the foot's turn."""
+    Every joint first moves down along `up` as far as a planted goal needs to lie no farther from
+    the hip than the free leg's ankle does (a planted leg never straighter than the source's: near
+    full reach a small move of the goal turns the knee a lot) nor out of the soft IK's reach (eased
+    over `blend` frames). Then, on planted frames, a two-bone IK turns the thigh's subtree about the
+    hip and the shin's about the knee, in the plane of the free leg (the source's knee: no inward
+    fall; the body's forward swung with the thigh where the leg is straight), and each foot's
+    subtree keeps its world rotations, turned by the foot's turn; steps of these turns that would
+    turn the leg too fast are spread over their neighbours (_steady). Each contact eases in and out
+    in rotation space (feet.ramps): the turns of its first and last frames, applied to the free leg
+    and foot by a weight falling to none over `blend` frames or more, as many as keep the added turn
+    of the thigh and shin under MOST_TURN a frame (a smoothstep is 1.5 times steeper than a
+    straight ramp at its steepest). Nothing is solved for off the contacts: a leg that straightens
+    as its foot leaves the ground (a sprint's push-off) turns as the source's does, and a goal
+    switching from the pinned foot to the free one cannot jerk it."""
     skeleton, rest = target.skeleton, target.rest
-    frame = target.frame()
-    eased, drop, poles = {}, np.zeros(len(position[0])), {}
-    for (thigh, shin, foot), (goal, turns, planted) in goals.items():
-        forward = np.zeros(3) if frame is None else target.rest_rotations[thigh].T @ frame[:, 2]
-        poles[thigh] = world[thigh] @ forward
-        padded = np.pad(planted, 1)
-        edges = np.flatnonzero(planted & ~(padded[:-2] & padded[2:]))
-        chain = [position[j][edges] for j in (thigh, shin, foot)]
-        upper, lower = feet.two_bone_ik(*chain, goal[edges], poles[thigh][edges])
-        widths = np.full(len(planted), float(blend))
-        widths[edges] = np.maximum(blend, np.ceil(2.0 * np.maximum(_angle(upper), _angle(lower)) / MOST_TURN))
-        goal, turns, weight = feet.ramps(goal, turns, position[foot], planted, widths)
-        eased[thigh, shin, foot] = goal, turns, weight
+    drop = np.zeros(len(position[0]))
+    for (thigh, shin, foot), (goal, _, planted) in goals.items():
         reach = np.linalg.norm(rest[shin] - rest[thigh]) + np.linalg.norm(rest[foot] - rest[shin])
         reach -= 0.75 * SOFT * target.legs  # where the soft IK still reaches its goal within half a millimetre a metre
-        drop = np.maximum(drop, np.where(weight > 0, feet.drop_to_reach(position[thigh], goal, reach, up), 0.0))
+        reach = np.minimum(reach, np.linalg.norm(position[foot] - position[thigh], axis=1))  # the free leg's
+        drop = np.maximum(drop, np.where(planted, feet.drop_to_reach(position[thigh], goal, reach, up), 0.0))
     if np.any(drop > 0):
         drop = feet.ease_up(drop, int(np.ceil(2 * blend)))
         for joint in position:
             joint -= drop[:, None] * up
     children = child_lists(skeleton.parents)
-    for (thigh, shin, foot), (goal, turns, weight) in eased.items():
-        frames = np.flatnonzero(weight > 0)
+    for (thigh, shin, foot), (goal, turns, planted) in goals.items():
+        frames = np.flatnonzero(planted)
         chain = [position[j][frames] for j in (thigh, shin, foot)]
-        bends = feet.two_bone_ik(*chain, goal[frames], poles[thigh][frames], SOFT * target.legs)
+        pole = _knee_pole(target, world, position, thigh, shin)[frames]
+        bends = (*feet.two_bone_ik(*chain, goal[frames], pole, SOFT * target.legs), turns[frames])
+        vectors = np.zeros((len(planted), 3, 3))
+        vectors[frames] = np.stack([rotations.quat_to_rotvec(rotations.matrix_to_quat(b)) for b in bends], axis=1)
+        for _ in range(2):  # the second pass catches what the first undershoots (see _steady)
+            _steady(vectors, planted, position[shin] - position[thigh], position[foot] - position[shin])
+        padded = np.pad(planted, 1)
+        edges = np.flatnonzero(planted & ~(padded[:-2] & padded[2:]))
+        widths = np.full(len(planted), float(blend))
+        most = np.linalg.norm(vectors[edges, :2], axis=2).max(axis=1)
+        widths[edges] = np.maximum(blend, np.ceil(1.5 * most / MOST_TURN))
+        vectors, weight = feet.ramps(vectors, planted, widths)
+        moving = np.flatnonzero(weight > 0)
+        upper, lower, turn = (rotations.quat_to_matrix(rotations.rotvec_to_quat(vectors[moving, i])) for i in range(3))
         kept = set(descendants(children, foot))
-        for top, bend in zip((thigh, shin), bends):
-            bend = rotations.scale_rotation(bend, weight[frames])
+        for top, bend in ((thigh, upper), (shin, lower)):
             for k in descendants(children, top):
                 if k not in kept:
-                    world[k][frames] = bend @ world[k][frames]
+                    world[k][moving] = bend @ world[k][moving]
         for k in kept:
-            world[k][frames] = turns[frames] @ world[k][frames]
+            world[k][moving] = turn @ world[k][moving]
 
 
-def _angle(turns):
-    """(n,) angles in radians of rotation matrices (n, 3, 3)."""
-    return np.arccos(np.clip((np.trace(turns, axis1=1, axis2=2) - 1.0) / 2.0, -1.0, 1.0))
+def _steady(vectors, planted, thigh, shin):
+    """Spread over their neighbours the steps of a leg's correction that turn it too fast, in place:
+    vectors (F, 3, 3), the rotation vectors of the thigh's, shin's (and foot's) turns on planted
+    frames; thigh, shin (F, 3): the free leg's bones. Where the turned thigh or shin turns more than
+    1.5 times the free one + half MOST_TURN from one planted frame to the next (a jump in the
+    source's hips while its foot stands still), the correction's step is cut back by that excess,
+    and what is cut is spread over the contact by a triangle filter wide enough to add less than
+    the other half of MOST_TURN a frame: the foot gives a little there instead of the leg jerking.
+    The cut is measured in the correction's own angle, which undershoots where the correction turns
+    the bone across its own turn: the caller runs this twice."""
+    upper, lower = (rotations.quat_to_matrix(rotations.rotvec_to_quat(vectors[:, i])) for i in range(2))
+    free, turned = (thigh, shin), (np.einsum("fij,fj->fi", upper, thigh), np.einsum("fij,fj->fi", lower @ upper, shin))
+    excess = np.max([_turns(t) - 1.5 * _turns(f) - MOST_TURN / 2 for f, t in zip(free, turned)], axis=0)
+    step = np.diff(vectors[:, :2], axis=0)
+    size = np.linalg.norm(step, axis=2).max(axis=1)
+    share = np.clip(excess / np.maximum(size, 1e-300), 0.0, 1.0) * (planted[1:] & planted[:-1])
+    if not np.any(share > 0):
+        return
+    jumps = np.concatenate([np.zeros((1, 2, 3)), share[:, None, None] * step])
+    for start, stop in feet.runs(planted):
+        jump = np.cumsum(jumps[start:stop], axis=0)
+        width = int(np.ceil(np.linalg.norm(np.diff(jump, axis=0), axis=2).max(initial=0.0) / MOST_TURN))
+        vectors[start:stop, :2] += feet.smooth(jump, width) - jump
+
+
+def _turns(directions):
+    """(F - 1,) angles in radians between directions (F, 3) at consecutive frames."""
+    a, b = directions[1:], directions[:-1]
+    return np.arctan2(np.linalg.norm(np.cross(a, b), axis=1), np.sum(a * b, axis=1))
+
+
+def _knee_pole(target, world, position, thigh, shin):
+    """(F, 3) where a straight leg's knee points (feet.two_bone_ik's `pole`): the body's forward
+    carried by the hips (their world rotations: every rig's hips are aligned upright, so this holds
+    whatever the rest poses' limbs and rolls), swung as the thigh swings from hanging straight
+    down (no twist: a thigh aligned by its direction alone has an arbitrary roll, so a forward
+    carried by its own rotation could point backwards; nor the rest pose's thigh, which need not
+    hang: Bandai Namco's lies along the spine). Zero without a body frame or hips."""
+    frame, hips = target.frame(), target.roles.get("hips")
+    if frame is None or hips is None:
+        return np.zeros_like(position[thigh])
+    carry = world[hips] @ target.rest_rotations[hips].T
+    forward, down = carry @ frame[:, 2], carry @ -frame[:, 1]
+    return np.einsum("fij,fj->fi", rotations.swing(down, position[shin] - position[thigh]), forward)

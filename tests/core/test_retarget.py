@@ -9,7 +9,7 @@ from corpus_files import CORPUS, needs_corpus
 from mocap_io import core
 from mocap_io.core import body, feet
 from motion_checks import assert_same_world
-from retarget_quality import measure
+from retarget_quality import measure, read_take
 from sample_motion import cmu_like_motion, restyled_skeleton
 
 MOTION = cmu_like_motion(core, 600)
@@ -187,26 +187,42 @@ def test_contacts_phases_plants_and_the_drop_to_reach():
     ankle = np.array([0.0, 12.0, 0]) + drift
     offsets = np.repeat([[[0.0, 0, 0], [0, -8, 10]]], 30, axis=0)  # ankle, ball
     phase = np.full(30, feet.FLAT)
-    goal, turns, planted = feet.plant(ankle, offsets, 1, phase, np.zeros(30), up, 0.0, (8.0, 0.0), 3.0, 0.1)
+    still = np.zeros(30)
+    goal, turns, planted = feet.plant(ankle, offsets, 1, phase, np.zeros(30), still, up, 0.0, (8.0, 0.0), 3.0, 0.1)
     assert planted.all()
     np.testing.assert_allclose(goal, np.repeat([[0.0, 8.0, 0.145]], 30, axis=0), atol=1e-12)
     np.testing.assert_allclose(turns, np.broadcast_to(np.eye(3), (30, 3, 3)), atol=1e-12)
-    # a toe roll: the foot turns about the ball, which stays where it stood
+    # a toe roll: the foot turns about the ball, which stays where it stood, rising as the source's
     roll = core.rotations.axis_rotation("X", np.radians(np.linspace(0, 30, 30)))  # the heel rising
     rolled = np.einsum("fij,fnj->fni", roll, offsets)
     phase = np.full(30, feet.TOE)
-    goal, _, _ = feet.plant(ankle, rolled, 1, phase, np.zeros(30), up, 0.0, (8.0, 0.0), 3.0, 0.1)
+    goal, _, _ = feet.plant(ankle, rolled, 1, phase, np.zeros(30), still, up, 0.0, (8.0, 0.0), 3.0, 0.1)
     ball = goal + rolled[:, 1]
     np.testing.assert_allclose(ball[:, [0, 2]], np.repeat(ball[:1, [0, 2]], 30, axis=0), atol=1e-12)
-    np.testing.assert_allclose(ball[:, 1], 0.0, atol=0.2)  # on the floor, but for the heights' light smoothing
-    # easing out: weight 1 while planted, a smoothstep down to 0 over the width after
+    np.testing.assert_allclose(ball[:, 1], 0.0, atol=1e-12)
+    lift = np.clip(frames[:30] - 20, 0, None) * 0.5  # the source's ball leaves the floor over the last frames
+    goal, _, _ = feet.plant(ankle, rolled, 1, phase, np.zeros(30), lift, up, 0.0, (8.0, 0.0), 3.0, 0.1)
+    np.testing.assert_allclose((goal + rolled[:, 1])[:, 1], lift, atol=1e-12)
+    # a flat foot rolling 8 degrees about its ball is held whole, its turn within the hold either way
+    roll = core.rotations.axis_rotation("X", np.radians(np.linspace(0, 8, 30)))
+    rolled = np.einsum("fij,fnj->fni", roll, offsets)
+    phase = np.full(30, feet.FLAT)
+    limit = np.radians(4.5)
+    goal, turns, _ = feet.plant(ankle, rolled, 1, phase, np.zeros(30), still, up, 0.0, (8.0, 0.0), 3.0, limit)
+    ball = goal + np.einsum("fij,fj->fi", turns, rolled[:, 1])
+    np.testing.assert_allclose(goal - goal[0], 0.0, atol=1e-9)
+    np.testing.assert_allclose(ball - ball[0], 0.0, atol=1e-9)
+    angles = np.linalg.norm(core.rotations.quat_to_rotvec(core.rotations.matrix_to_quat(turns)), axis=1)
+    assert angles.max() <= limit + 1e-9 and np.degrees(angles[[0, -1]]) == pytest.approx([4.0, 4.0], abs=1e-6)
+    # easing out: the turns as they are while planted, those of the last planted frame eased to none
     planted = frames < 50
-    eased, _, weight = feet.ramps(
-        np.zeros((100, 3)), np.broadcast_to(np.eye(3), (100, 3, 3)), foot, planted, np.full(100, 5.0)
-    )
+    vectors = np.zeros((100, 2, 3))
+    vectors[:50] = [[0.1, 0.0, 0.0], [0.0, 0.2, 0.0]]
+    eased, weight = feet.ramps(vectors, planted, np.full(100, 5.0))
     np.testing.assert_array_equal(weight[:50], 1.0)
     assert 1 > weight[50] > weight[53] > 0 and weight[55] == 0
-    np.testing.assert_allclose(eased[55:], foot[55:])
+    np.testing.assert_array_equal(eased[:50], vectors[:50])
+    np.testing.assert_allclose(eased[50:], weight[50:, None, None] * vectors[49], atol=1e-15)
     hip = np.array([[0.0, 100, 0], [0, 80, 0]])
     drop = feet.drop_to_reach(hip, np.array([[0.0, 0, 60], [0, 0, 0]]), 90.0, np.array([0.0, 1, 0]))
     np.testing.assert_allclose(drop, [100 - np.sqrt(90**2 - 60**2), 0.0])
@@ -237,3 +253,22 @@ def test_contact_feet_hold_still_on_a_rig_with_other_leg_proportions():
     arms = [s.index(n) for n in ("LeftArm", "RightHand", "Head")]
     relative = fixed.world_positions()[:, arms] - fixed.world_positions()[:, :1]
     np.testing.assert_allclose(relative, plain.world_positions()[:, arms] - plain.world_positions()[:, :1], atol=1e-9)
+
+
+@needs_corpus
+def test_knees_bend_forward_when_a_sprinters_straight_leg_is_bent_to_reach_its_foot():
+    """The Bandai Namco dash (its rest pose lies along X, so its thighs' rolls tell nothing of the
+    body's front) onto the Mixamo-style rig: where the source's push-off leg is straight and a
+    planted foot bends it, the knee bends forward, as every knee of the source does (the knee's
+    pole is the body's forward swung with the thigh, not a forward carried by the thigh's roll)."""
+    source = read_take(CORPUS, "run")
+    moved = core.retarget(source, rig_samples.mixamo_a_pose())
+    at, s = moved.world_positions(), moved.skeleton
+    hips = [s.index(f"mixamorig:{side}UpLeg") for side in ("Left", "Right")]
+    forward = np.cross(at[:, hips[0]] - at[:, hips[1]], [0.0, 1.0, 0.0])
+    for side in ("Left", "Right"):
+        hip, knee, ankle = (at[:, s.index(f"mixamorig:{side}{j}")] for j in ("UpLeg", "Leg", "Foot"))
+        line = (ankle - hip) / np.linalg.norm(ankle - hip, axis=1, keepdims=True)
+        off = (knee - hip) - np.sum((knee - hip) * line, axis=1, keepdims=True) * line
+        behind = -np.sum(off * forward, axis=1) / np.linalg.norm(forward, axis=1) / np.linalg.norm(knee - hip, axis=1)
+        assert behind.max() < np.sin(np.radians(1.0)), side
