@@ -2,6 +2,12 @@
 take: 100 markers x 100,000 frames at 100 Hz with 16 analog channels at 1000 Hz (float storage,
 5% gaps), written by our writer. Every reader is timed in this process, on the same file.
 
+Then TRC: the same markers (no analog) written by our TRC writer, read by ours against
+pandas.read_csv of the same rows and against our C3D reader of the same data (a markers-only C3D),
+timed in turns in this process; each reader's peak memory is measured in a fresh process (the
+rise of its resident set over the reading, /proc's high-water mark) and set against the
+positions array it makes (frames x markers x 3 float64). The writers are timed too.
+
 Then, where bpy is installed (the main venv), Blender import of 100 markers x 10,000 frames of
 the same kind: our operator (empties; point cloud) against two peers written here, same run:
   - keyframe_insert per key, an empty per marker (what the issue calls io_anim_c3d's approach, and
@@ -14,12 +20,13 @@ the same kind: our operator (empties; point cloud) against two peers written her
 
     python benchmarks/bench_markers.py [frames]        (default: 100000)
 
-Needs ezc3d and c3d (requirements-bench.txt); a missing peer is reported, not fatal. Prints
-seconds (best of several runs) and ratios. Each peer's result is checked against ours first.
+Needs ezc3d, c3d and pandas (requirements-bench.txt); a missing peer is reported, not fatal.
+Prints seconds (best of several runs) and ratios. Each peer's result is checked against ours first.
 """
 
 import importlib
 import pathlib
+import subprocess
 import sys
 import tempfile
 
@@ -90,7 +97,79 @@ def main(frames):
             seconds = best(lambda lib=lib, call=call: call(lib, path), repeat)
             print(f"  {name:<22} {seconds:8.2f} {seconds / read:11.2f}")
         print(f"  write (ours): {write:.2f} s")
+        trc(frames, pathlib.Path(folder))
         blender(pathlib.Path(folder))
+
+
+def read_pandas(lib, path):
+    """pandas.read_csv of a TRC file's rows (frame, time, coordinates), as an array."""
+    return lib.read_csv(path, sep="\t", skiprows=6, header=None).to_numpy()
+
+
+READERS = {  # (label, format, how): the TRC readers and our C3D reader of the same data
+    "ours": ("mocap_io core.read (TRC)", "trc", lambda path: core.read(path).positions),
+    "pandas": ("pandas.read_csv (TRC rows)", "trc", lambda path: read_pandas(importlib.import_module("pandas"), path)),
+    "c3d": ("mocap_io core.read (C3D)", "c3d", lambda path: core.read(path).positions),
+}
+
+
+def trc(frames, folder):
+    """TRC read and write: ours against pandas.read_csv (the same rows) and our C3D reader (the same data)."""
+    markers = long_take(frames)
+    markers.analog = None
+    paths = {"trc": folder / "long.trc", "c3d": folder / "markers.c3d"}
+    writes = {kind: best(lambda kind=kind: core.write(markers, paths[kind]), 1) for kind in paths}
+    ours = core.read(paths["trc"])
+    assert np.array_equal(ours.positions.astype(np.float32), markers.positions, equal_nan=True), "TRC not exact"
+    readers = dict(READERS)
+    try:
+        table = read_pandas(importlib.import_module("pandas"), paths["trc"])
+    except ImportError:
+        print("\n  pandas is not installed: no pandas.read_csv row")
+        del readers["pandas"]
+    else:
+        rows = ours.positions.reshape(frames, -1)
+        assert np.allclose(table[:, 2 : 2 + rows.shape[1]], rows, rtol=1e-15, atol=0, equal_nan=True), "pandas"
+    seconds = interleaved(
+        {key: lambda how=how, kind=kind: how(paths[kind]) for key, (_, kind, how) in readers.items()}, 2
+    )
+    array = ours.positions.nbytes
+    size = paths["trc"].stat().st_size
+    print(
+        f"\nTRC, {MARKERS} markers x {frames} frames (5% gaps, float32 values from the C3D model): {size / 1e6:.0f} MB "
+        f"(the C3D of the same data: {paths['c3d'].stat().st_size / 1e6:.0f} MB); positions array {array / 1e6:.0f} MB"
+    )
+    print(f"  {'read with':<28} {'seconds':>8} {'ours/this':>9} {'peak MB':>8} {'peak/array':>10}")
+    for key, (label, kind, _) in readers.items():
+        peak = peak_memory(key, paths[kind])
+        print(
+            f"  {label:<28} {seconds[key]:8.2f} {seconds['ours'] / seconds[key]:9.2f} {peak / 1e6:8.0f} "
+            f"{peak / array:10.2f}"
+        )
+    print(f"  write (ours): TRC {writes['trc']:.2f} s, C3D {writes['c3d']:.2f} s")
+
+
+def peak_memory(key, path):
+    """Bytes by which a fresh process's resident set rises while `READERS[key]` reads `path`."""
+    result = subprocess.run(
+        [sys.executable, __file__, "--peak", key, str(path)], capture_output=True, text=True, check=True
+    )
+    return int(result.stdout.split()[-1])
+
+
+def measure_peak(key, path):
+    """(In the fresh process) the reader's rise of the resident set: the high-water mark, reset first."""
+    how = READERS[key][2]
+    importlib.import_module("pandas" if key == "pandas" else f"mocap_io.core.formats.{READERS[key][1]}")
+    status = pathlib.Path("/proc/self/status")
+
+    def field(name):
+        return next(int(line.split()[1]) * 1024 for line in status.read_text().splitlines() if line.startswith(name))
+
+    pathlib.Path("/proc/self/clear_refs").write_text("5")  # the high-water mark starts from here
+    before = field("VmRSS:")
+    how(path)
+    print(field("VmHWM:") - before)
 
 
 def blender(folder):
@@ -201,4 +280,7 @@ def io_anim_c3d_method(bpy, compat, c3d, path, names):
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 100_000)
+    if sys.argv[1:2] == ["--peak"]:
+        measure_peak(sys.argv[2], sys.argv[3])
+    else:
+        main(int(sys.argv[1]) if len(sys.argv) > 1 else 100_000)

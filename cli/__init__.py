@@ -2,6 +2,7 @@
 work is the core's; `batch` and `preview` live in modules of their own."""
 
 import argparse
+import errno
 import json
 import os
 import sys
@@ -10,7 +11,10 @@ import warnings
 
 from ..core import formats
 from ..core.errors import ParseError
+from ..core.markers import Markers
+from ..core.motion import Motion
 from . import files
+from .errors import CannotConvert, MissingDependency, UsageError
 
 OK = 0
 FILES_FAILED = 1  # batch: some files failed (the report names them); the others are done
@@ -21,25 +25,19 @@ OS_ERROR = 5  # a file cannot be read or written (missing, permissions, disk ful
 MISSING = 6  # an optional dependency is not installed
 INTERNAL = 70  # a bug (EX_SOFTWARE): please report it with the --debug traceback
 INTERRUPTED = 130  # Ctrl-C
+BROKEN_PIPE = 141  # the reader of standard output went away (head -1): 128 + SIGPIPE, as Unix tools end
 
 EXIT_CODES = f"""exit codes:
   {OK}    success
   {FILES_FAILED}    batch: some files failed (the report lists each with its message)
-  {USAGE}    bad arguments
+  {USAGE}    bad arguments (an extension the command cannot read or write, a folder for a file, ...)
   {BAD_INPUT}    an input file is malformed (the message names file, line or byte offset)
   {CANNOT}    the data cannot be written as asked (another kind of data, values the format cannot hold)
   {OS_ERROR}    a file cannot be read or written (missing, permissions, disk full)
   {MISSING}    an optional dependency is missing (Pillow for preview, Dask for --scheduler)
   {INTERNAL}   internal error (a bug: --debug shows the traceback)
-  {INTERRUPTED}  interrupted"""
-
-
-class MissingDependency(RuntimeError):
-    """An optional dependency is not installed; the message says how to install it."""
-
-
-class UsageError(ValueError):
-    """Arguments that do not fit together (found after parsing)."""
+  {INTERRUPTED}  interrupted
+  {BROKEN_PIPE}  standard output closed early (| head): ends quietly"""
 
 
 def main(argv=None):
@@ -57,12 +55,35 @@ def main(argv=None):
         except KeyboardInterrupt:
             _error("interrupted")
             return INTERRUPTED
-        except Exception as error:  # every error becomes one message and an exit code
-            code = _exit_code(error)
+        except OSError as error:
+            if error.errno != errno.EPIPE:
+                return _failed(error, args.debug)
             if args.debug:
                 traceback.print_exc(file=sys.stderr)
-            _error(_message(error, code))
-            return code
+            _silence_stdout()  # `| head -1`: the reader has what it wanted
+            return BROKEN_PIPE
+        except Exception as error:  # every error becomes one message and an exit code
+            return _failed(error, args.debug)
+
+
+def _failed(error, debug):
+    """Report `error` on standard error (with its traceback under --debug); its exit code."""
+    code = _exit_code(error)
+    if debug:
+        traceback.print_exc(file=sys.stderr)
+    _error(_message(error, code))
+    return code
+
+
+def _silence_stdout():
+    """After a broken pipe: standard output to the null device, so that the final flush at exit
+    raises nothing ("Exception ignored ... BrokenPipeError")."""
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, sys.stdout.fileno())
+        os.close(null)
+    except (OSError, ValueError):  # no file descriptor (a test's captured stdout)
+        pass
 
 
 def _exit_code(error):
@@ -128,6 +149,11 @@ def _parser():
         "--position-joints", choices=("root", "all"), help="BVH: position channels on the root or every joint"
     )
     group.add_argument("--tolerance", type=_positive, help="MEMG, FAMC: encoding tolerance (relative, default 0.001)")
+    group.add_argument(
+        "--grouping",
+        choices=("groups", "components"),
+        help="MEMG: vertices moved together by the OBJ's groups (default) or by connected parts",
+    )
     commands = parser.add_subparsers(title="commands", metavar="COMMAND")
 
     def command(name, run, summary, examples, parents=(common,)):
@@ -162,7 +188,8 @@ def _parser():
             "mocap-io convert walk.bvh walk.htr",
             "mocap-io convert take.c3d take.trc",
             "mocap-io convert cloth.pc2 cloth.memg --tolerance 0.0005",
-            "mocap-io convert cloth.memg 'frames/cloth_####.obj'   (one OBJ per frame)",
+            "mocap-io convert cloth.memg 'frames/cloth_####.obj'   (one OBJ per frame; the folder is made)",
+            "mocap-io convert walk.bvh walk.c3d   (the joints' paths as markers)",
             "mocap-io convert walk.bvh - --to htr > walk.htr",
         ],
         (common, reading, writing),
@@ -173,8 +200,12 @@ def _parser():
     sub = command(
         "resample",
         _resample,
-        "Resample a motion to another frame rate (slerp or spline rotations).",
-        ["mocap-io resample in.bvh out.bvh --fps 30", "mocap-io resample in.bvh out.bvh --fps 60 --rotation spline"],
+        "Resample a motion (slerp or spline rotations) or markers (gaps kept) to another frame rate.",
+        [
+            "mocap-io resample in.bvh out.bvh --fps 30",
+            "mocap-io resample in.bvh out.bvh --fps 60 --rotation spline",
+            "mocap-io resample take.c3d take_50.c3d --fps 50",
+        ],
         (common, reading, writing),
     )
     sub.add_argument("input")
@@ -183,8 +214,12 @@ def _parser():
     sub.add_argument("--start", type=float, metavar="SECONDS", help="first output time (default: the first frame)")
     sub.add_argument("--end", type=float, metavar="SECONDS", help="last output time (default: the last frame)")
     sub.add_argument("--loop", action="store_true", help="the take is a cycle: its end blends into its start")
-    sub.add_argument("--rotation", choices=("slerp", "spline"), default="slerp")
-    sub.add_argument("--translation", choices=("linear", "cubic"), default="linear")
+    sub.add_argument("--rotation", choices=("slerp", "spline"), help="motions: slerp (default) or a quaternion spline")
+    sub.add_argument(
+        "--translation",
+        choices=("linear", "cubic"),
+        help="translations and marker positions: linear (default) or cubic",
+    )
 
     sub = command(
         "retarget",
@@ -228,7 +263,9 @@ def _parser():
         (common, reading),
     )
     sub.add_argument("inputs", nargs="+", metavar="INPUT", help="one file, or two motions to compare")
-    sub.add_argument("output", help="a .png (the sheet) or a .gif (the motion playing); '-': PNG to stdout")
+    sub.add_argument(
+        "output", help="a .png, .jpg or .webp (the sheet) or a .gif (the motion playing); '-': PNG to stdout"
+    )
     sub.add_argument("--size", type=_size, metavar="WxH", help="image size (default 1200x800; GIF 960x360)")
     sub.add_argument(
         "--poses", type=int, default=None, metavar="N", help="poses drawn per view (default 8; meshes 4; two inputs 6)"
@@ -363,8 +400,12 @@ def _info(args):
     from .info import summary, table
 
     for path in args.inputs:
+        files.check_input(path, args.from_format, "info")
+    for path in args.inputs:
         data = files.read(path, files.read_options(args), args.from_format)
         info = summary(data, "<stdin>" if path == files.STDIO else path)
+        if path == files.STDIO:
+            info["format"] = args.from_format.lower().lstrip(".")
         if args.json:
             print(json.dumps(info, ensure_ascii=False))
         else:
@@ -372,34 +413,43 @@ def _info(args):
     return OK
 
 
+def _wrote(args, read, written):
+    """On a terminal, one line: what was written (frames, rate, joints)."""
+    if args.output == files.STDIO or args.quiet or not sys.stdout.isatty():
+        return
+    notes = [f"{written.frame_count} files"] if formats.is_sequence(args.output) else []
+    notes += ["the joints' paths"] if isinstance(read, Motion) and isinstance(written, Markers) else []
+    print(f"wrote {args.output}: {files.describe(written)}" + (f" ({'; '.join(notes)})" if notes else ""))
+
+
 def _convert(args):
+    kind = files.check_input(args.input, args.from_format, "convert")
+    files.check_output(args.output, args.to_format, "convert", (kind,))
     data = files.read(args.input, files.read_options(args), args.from_format)
-    files.write(data, args.output, files.write_options(args), args.to_format)
+    _wrote(args, data, files.write(data, args.output, files.write_options(args), args.to_format))
     return OK
 
 
 def _motion(args, path):
-    from ..core.motion import Motion
-
-    data = files.read(path, files.read_options(args), args.from_format)
-    if not isinstance(data, Motion):
-        raise files.CannotConvert(f"{path}: holds {type(data).__name__}; {args.command} works on motions")
-    return data
+    files.check_input(path, args.from_format, args.command, (Motion,))
+    return files.read(path, files.read_options(args), args.from_format)
 
 
 def _resample(args):
     from ..core import resample
+    from ..core.resample import resample_markers
 
-    motion = resample(
-        _motion(args, args.input),
-        args.fps,
-        start=args.start,
-        end=args.end,
-        loop=args.loop,
-        rotation=args.rotation,
-        translation=args.translation,
-    )
-    files.write(motion, args.output, files.write_options(args), args.to_format)
+    kind = files.check_input(args.input, args.from_format, "resample", (Motion, Markers))
+    files.check_output(args.output, args.to_format, "resample", (kind,))
+    data = files.read(args.input, files.read_options(args), args.from_format)
+    timing = {"start": args.start, "end": args.end, "loop": args.loop, "translation": args.translation or "linear"}
+    if isinstance(data, Markers):
+        if args.rotation is not None:
+            warnings.warn("--rotation does not apply to markers: ignored", stacklevel=1)
+        resampled = resample_markers(data, args.fps, **timing)
+    else:
+        resampled = resample(data, args.fps, rotation=args.rotation or "slerp", **timing)
+    _wrote(args, resampled, files.write(resampled, args.output, files.write_options(args), args.to_format))
     return OK
 
 
@@ -407,17 +457,19 @@ def _retarget(args):
     from ..core import auto_map, retarget
     from ..core.bone_map import load_preset, save_preset
 
+    files.check_output(args.output, args.to_format, "retarget", (Motion,))
     if args.preview is not None:
         _check_comparison_output(args.preview, args.output)
     source, target = _motion(args, args.source), _motion(args, args.target)
     bone_map = load_preset(args.map) if args.map else auto_map(source.skeleton, target.skeleton)
     if not bone_map:
-        raise files.CannotConvert(f"no joints of {args.source} and {args.target} could be paired: give --map")
+        raise CannotConvert(f"no joints of {args.source} and {args.target} could be paired: give --map")
     root_scale = args.root_scale if args.root_scale == "legs" else _positive(args.root_scale)
     motion = retarget(source, target.skeleton, bone_map, root_scale=root_scale, fix_feet=args.fix_feet)
     if args.save_map:
+        files.make_folder(args.save_map)
         save_preset(bone_map, args.save_map)
-    files.write(motion, args.output, files.write_options(args), args.to_format)
+    _wrote(args, motion, files.write(motion, args.output, files.write_options(args), args.to_format))
     if args.preview is not None:
         from .preview import compare
 
@@ -439,31 +491,42 @@ def _shown(path):
 
 
 def _check_comparison_output(output, other=None):
-    """Refuse, before any work, a comparison that cannot be written: not a PNG, or no Pillow."""
-    from .preview import _pillow
+    """Refuse, before any work, a comparison that cannot be written: not a still image, or no Pillow."""
+    from .preview import _pillow, image_format
 
-    if output.lower().endswith(".gif"):
-        raise UsageError(f"{output}: two motions are compared in a PNG, not a GIF")
+    if image_format(output, moving=False) is None:
+        raise UsageError(f"{output}: two motions are compared in a still image (.png, .jpg, .webp), not a GIF")
     if output == files.STDIO and other == files.STDIO:
         raise UsageError("the motion and the preview cannot both go to standard output ('-')")
     _pillow()
 
 
 def _preview(args):
-    from .preview import compare, preview
+    from .preview import compare, image_format, preview
 
     if len(args.inputs) > 2:
         raise UsageError(f"preview draws one file or compares two, not {len(args.inputs)}")
     if len(args.inputs) == 1:
         if args.shared_view:
             warnings.warn("--shared-view applies to two inputs: ignored", stacklevel=1)
+        files.check_input(args.inputs[0], args.from_format, "preview")
+        image_format(args.output)
         data = files.read(args.inputs[0], files.read_options(args), args.from_format)
         preview(
-            data, args.output, size=args.size, poses=args.poses, up=args.up, gif_fps=args.gif_fps, title=args.inputs[0]
+            data,
+            args.output,
+            size=args.size,
+            poses=args.poses,
+            up=args.up,
+            gif_fps=args.gif_fps,
+            title=args.inputs[0],
+            progress=not args.quiet,
         )
         return OK
     if args.inputs.count(files.STDIO) > 1:
         raise UsageError("only one input can be standard input ('-')")
+    for path in args.inputs:
+        files.check_input(path, args.from_format, "preview of two files", (Motion,))
     _check_comparison_output(args.output)
     first, second = (files.read(path, files.read_options(args), args.from_format) for path in args.inputs)
     compare(
@@ -484,10 +547,12 @@ def _preview(args):
 def _rib(args):
     import numpy as np
 
-    data = files.read(args.input, files.read_options(args), args.from_format)
-    first, last = args.frames or (None, None)
+    files.check_input(args.input, args.from_format, "rib")
+    files.check_output(args.output, "rib", "rib", extensions=[".rib"])
     if args.step < 1:
         raise UsageError(f"--step must be 1 or more, not {args.step}")
+    data = files.read(args.input, files.read_options(args), args.from_format)
+    first, last = args.frames or (None, None)
     frames = np.arange(data.frame_count if hasattr(data, "frame_count") else 1)
     frames = frames[(first or 1) - 1 : last : args.step]
     options = {

@@ -19,15 +19,27 @@ import warnings
 
 from ..core import formats
 from ..core.atomic import atomic_write
-from ..core.errors import one_line
+from ..core.errors import FrameCountWarning
 from ..core.formats.obj import obj_beside
 from ..core.markers import Markers
-from ..core.mesh import Mesh, MeshAnimation
-from ..core.motion import Motion
-from . import FILES_FAILED, OK, MissingDependency, UsageError, _exit_code, _message, files
+from ..core.mesh import Mesh
+from . import FILES_FAILED, OK, _exit_code, _message, files
+from .errors import MissingDependency, UsageError
+from .files import KINDS
+from .progress import Progress
 
-KINDS = {Motion: "motion", Markers: "markers", Mesh: "mesh", MeshAnimation: "mesh animation"}
-FIELDS = ("source", "output", "status", "kind", "frames", "fps", "seconds", "message", "warnings")
+FIELDS = (
+    "source",
+    "output",
+    "status",
+    "kind",
+    "frames",
+    "declared_frames",
+    "fps",
+    "seconds",
+    "message",
+    "warnings",
+)
 _REPORT = "mocap-io-report"  # default report name in the destination
 
 
@@ -51,7 +63,9 @@ def find_inputs(source, skip=None):
 
 def plan(source, destination, targets, *, force=False, read_options=None, write_options=None):
     """(tasks to run, outcomes already known) for every file under `source`: each task a dict
-    {source, output, read, write}; known outcomes are files whose kind no target holds ("skipped"),
+    {source, output, read, write}; each file goes to the first target that holds its kind of data,
+    else to the first it converts to (a motion's joint paths to .c3d or .trc). Known outcomes are
+    files whose kind no target holds ("skipped"),
     whose output is newer than every file it is made from ("up to date"), or whose output another
     file already takes ("error")."""
     read_options, write_options = read_options or {}, write_options or {}
@@ -65,10 +79,10 @@ def plan(source, destination, targets, *, force=False, read_options=None, write_
         if targets is None:
             tasks.append(task)
             continue
-        ext = next((t for t in targets if kind in formats.writes("x" + t)), None)
+        ext = next((t for t in targets if files.conversion(kind, "x" + t) == "as is"), None)
+        ext = ext or next((t for t in targets if files.conversion(kind, "x" + t)), None)
         if ext is None:
-            holding = [t for t in formats.extensions("write") if kind in formats.writes("x" + t)]
-            message = f"no --to format holds {KINDS[kind]} ({', '.join(holding)} do)"
+            message = f"no --to format holds {files.PLURAL[kind]} ({', '.join(files.writable([kind]))} do)"
             known.append(outcome | {"status": "skipped", "message": message})
             continue
         output = os.path.join(destination, os.path.splitext(os.path.relpath(path, root))[0] + ext)
@@ -123,16 +137,20 @@ def run_task(task):
 
                 outcome |= {"status": "described", "info": summary(data, task["source"])}
             else:
-                os.makedirs(os.path.dirname(task["output"]) or ".", exist_ok=True)
+                files.make_folder(task["output"])
                 writer = formats.writer(task["output"])
-                writer(data, task["output"], **files.accepted(writer, task["write"])[0])
+                written = files.fitted(data, task["output"])
+                writer(written, task["output"], **files.accepted(writer, task["write"])[0])
                 outcome["status"] = "converted"
         except Exception as error:  # a bad file is reported, never fatal
             message = _message(error, _exit_code(error))
             if task["source"] not in message:
                 message = f"{task['source']}: {message}"
-            outcome |= {"status": "error", "message": message}
-    outcome["warnings"] = [str(w.message) for w in caught]
+            outcome |= {"status": "error", "message": files.shown(message)}
+    outcome["warnings"] = [files.shown(str(w.message)) for w in caught]
+    declared = [w.message.declared for w in caught if isinstance(w.message, FrameCountWarning)]
+    if declared and "frames" in outcome and max(declared) != outcome["frames"]:
+        outcome["declared_frames"] = max(declared)  # a lenient read: what the file declares
     outcome["seconds"] = round(time.perf_counter() - start, 6)
     return outcome
 
@@ -189,34 +207,6 @@ def _on_dask(tasks, address):
             yield from future.result()
 
 
-class Progress:
-    """A progress bar on a terminal (`stream` a TTY), redrawn at most ten times a second; silent otherwise."""
-
-    def __init__(self, total, stream=sys.stderr, enabled=True):
-        self.total, self.stream, self.done, self.errors = total, stream, 0, 0
-        self.enabled = enabled and total > 0 and stream.isatty()
-        self.start = self.shown = time.monotonic()
-
-    def update(self, outcome):
-        self.done += 1
-        self.errors += outcome["status"] == "error"
-        now = time.monotonic()
-        if self.enabled and (now - self.shown >= 0.1 or self.done == self.total):
-            self.shown = now
-            rate = self.done / max(now - self.start, 1e-9)
-            left = (self.total - self.done) / rate if rate else 0
-            filled = int(30 * self.done / self.total)
-            bar = "#" * filled + "." * (30 - filled)
-            errors = f", {self.errors} error{'s' * (self.errors != 1)}" if self.errors else ""
-            self.stream.write(f"\r[{bar}] {self.done}/{self.total} files{errors}, {rate:.1f}/s, {left:.0f} s left  ")
-            self.stream.flush()
-
-    def close(self):
-        if self.enabled:
-            self.stream.write("\n")
-            self.stream.flush()
-
-
 def report(outcomes, header, path):
     """Write the report: JSON (header + every file's outcome) or CSV (one row per file), by the
     extension of `path` ('-': JSON on standard output)."""
@@ -260,7 +250,8 @@ def command(args):
         write_options=files.write_options(args),
     )
     outcomes = list(known)
-    progress = Progress(len(tasks), enabled=not args.quiet)
+    progress = Progress(len(tasks) + len(known), enabled=not args.quiet)
+    progress.skip(known)
     interrupted = False
     try:
         for outcome in execute(tasks, jobs=args.jobs, scheduler=args.scheduler):
@@ -290,6 +281,8 @@ def command(args):
     if converting:
         os.makedirs(args.destination, exist_ok=True)
     for path in reports:
+        if path != "-":
+            files.make_folder(path)
         report(outcomes, header, path)
     _summary(outcomes, counts, seconds, worked, reports, args.quiet)
     if interrupted:
@@ -305,8 +298,19 @@ def _summary(outcomes, counts, seconds, worked, reports, quiet):
     where = f"; report: {', '.join(written)}" if written else ""
     if not quiet:
         print(f"mocap-io: {len(outcomes)} files in {seconds:.1f} s{rate}: {shown or 'none'}{where}", file=sys.stderr)
+    short = [o for o in outcomes if o.get("declared_frames", 0) > (o.get("frames") or 0)]
+    if not quiet:
+        for outcome in short[:10]:
+            declared, frames = outcome["declared_frames"], outcome["frames"]
+            print(
+                f"mocap-io: warning: {outcome['source']}: read in part: {declared - frames} of the {declared} "
+                f"frames it declares dropped ({frames} read)",
+                file=sys.stderr,
+            )
+        if len(short) > 10:
+            print(f"mocap-io: ... and {len(short) - 10} more files read in part (see the report)", file=sys.stderr)
     errors = [o for o in outcomes if o["status"] == "error"]
     for outcome in errors[:10]:
-        print(f"mocap-io: error: {one_line(outcome['message'])}", file=sys.stderr)
+        print(f"mocap-io: error: {files.shown(outcome['message'])}", file=sys.stderr)
     if len(errors) > 10:
         print(f"mocap-io: ... and {len(errors) - 10} more errors (see the report)", file=sys.stderr)

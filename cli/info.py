@@ -52,19 +52,26 @@ def _motion(motion):
         "depth": int(depth.max() + 1) if s.joint_count else 0,
         **_timing(motion.frame_count, motion.fps),
         "frame_time_text": motion.frame_time_text,
-        "units": _motion_units(motion),
+        "units": length_unit(motion),
         "channels": [{"channels": key.split(), "joints": names} for key, names in layout.items()],
         "scales": motion.scales is not None,
     }
 
 
-def _motion_units(motion):
-    """The length unit as the file states it (HTR CalibrationUnits, ASF :units length), else None."""
-    if motion.record.get("calibration_units"):
-        return motion.record["calibration_units"]
-    record = motion.skeleton.record
+def length_unit(data):
+    """The file's length unit as data, {"length": unit, "scale": how many of it one file unit is}:
+    HTR CalibrationUnits and the markers' units as stated ({"length": "mm", "scale": 1.0}), an ASF's
+    `:units length` in metres ({"length": "m", "scale": 0.05644444444444444} for length 0.45: a unit
+    is 1/0.45 inch); None when the file states none (BVH)."""
+    if isinstance(data, Markers):
+        return {"length": data.units, "scale": 1.0} if data.units else None
+    if not isinstance(data, Motion):
+        return None
+    if data.record.get("calibration_units"):
+        return {"length": str(data.record["calibration_units"]), "scale": 1.0}
+    record = data.skeleton.record
     if record is not None and hasattr(record, "metres_per_unit"):  # an ASF skeleton
-        return f"{record.metres_per_unit:.6g} m (ASF length {record.units.get('length', '1')})"
+        return {"length": "m", "scale": float(record.metres_per_unit)}
     return None
 
 
@@ -75,7 +82,7 @@ def _markers(markers):
         "markers": markers.marker_count,
         **_timing(markers.frame_count, markers.rate),
         "first_frame": markers.first_frame,
-        "units": markers.units or None,
+        "units": length_unit(markers),
         "missing": float(f"{1 - seen.mean():.4g}") if seen.size else 0.0,
         "analog_channels": 0 if markers.analog is None else len(markers.analog.names),
         "analog_rate": None if markers.analog is None else markers.analog.rate,
@@ -108,8 +115,8 @@ def table(info):
     for key, value in info.items():
         if key == "frame_time_text" or (key == "scales" and not value) or (value is None and key != "units"):
             continue
-        if key == "units" and value is None:
-            value = "not stated"
+        if key == "units":
+            value = "not stated" if value is None else _unit_text(value)
         elif key == "fps" and info.get("frame_time_text"):
             value = f"{value:.10g} (Frame Time {info['frame_time_text']})"
         elif key == "duration":
@@ -125,3 +132,8 @@ def table(info):
         rows.append((key.replace("_", " "), str(value)))
     width = max(len(key) for key, _ in rows)
     return "".join(f"{key:<{width}}  {value}\n" for key, value in rows)
+
+
+def _unit_text(unit):
+    """ "mm", or "0.0564444 m" for a unit of another size."""
+    return unit["length"] if unit["scale"] == 1 else f"{unit['scale']:g} {unit['length']}"

@@ -12,19 +12,30 @@ MP4 would need an ffmpeg binary. The Blender extension and the core never import
 """
 
 import io
+import os
 import sys
 
 import numpy as np
 
 from ..core.atomic import atomic_write
 from ..core.figure import Figure
-from . import MissingDependency, UsageError
+from .errors import MissingDependency, UsageError
+from .files import PLURAL, make_folder
+from .progress import Progress
 
 _STOPS = np.array([(68, 1, 84), (59, 82, 139), (33, 145, 140), (94, 201, 98), (253, 231, 37)], dtype=float)
 _HIGHLIGHT = [(228, 26, 28), (55, 126, 184), (77, 175, 74), (152, 78, 163), (255, 127, 0)]
 _BACKGROUND, _INK, _FAINT = (255, 255, 255), (40, 40, 40), (215, 215, 215)
 _MAX_EDGES = 20000  # mesh edges drawn per pose (an even subset beyond that)
 _MAX_GIF_FRAMES = 300
+# the images written, by extension: Pillow's format name and its options ('-' is PNG)
+IMAGES = {
+    ".png": ("PNG", {}),
+    ".jpg": ("JPEG", {"quality": 92}),
+    ".jpeg": ("JPEG", {"quality": 92}),
+    ".webp": ("WEBP", {"lossless": True}),
+    ".gif": ("GIF", {}),  # the motion playing
+}
 
 
 def _pillow():
@@ -37,29 +48,59 @@ def _pillow():
     return Image, ImageDraw, ImageFont
 
 
-def preview(data, output, *, size=None, poses=None, up=None, gif_fps=25.0, title=""):
-    """Draw `data` (Motion, Markers, Mesh or MeshAnimation) to `output`: a .gif plays it, anything
-    else ('-': standard output) is the PNG sheet. `up`: "x", "-z", ... (default: Figure.up)."""
+def image_format(output, moving=True):
+    """The Pillow format `output` names by its extension ('-': PNG): PNG, JPEG, WEBP, or (`moving`)
+    GIF; None for a GIF when not `moving`. Any other extension is a UsageError."""
+    name = IMAGES[_image_extension(output)][0]
+    return None if name == "GIF" and not moving else name
+
+
+def _image_extension(output):
+    ext = ".png" if output == "-" else os.path.splitext(str(output))[1].lower()
+    if ext not in IMAGES:
+        raise UsageError(
+            f"{output}: preview writes {', '.join(IMAGES)} (a .gif plays the motion), not '{ext or 'no extension'}'"
+        )
+    return ext
+
+
+def _save(image, output, **options):
+    """Encode `image` in the format `output` names (see image_format) and write it."""
+    Image, _, _ = _pillow()
+    name, defaults = IMAGES[_image_extension(output)]
+    Image.init()
+    if name not in Image.SAVE:
+        raise MissingDependency(f"{output}: this Pillow cannot write {name}: pip install --upgrade pillow")
+    buffer = io.BytesIO()
+    image.save(buffer, format=name, **defaults, **options)
+    _write(buffer.getvalue(), output)
+
+
+def preview(data, output, *, size=None, poses=None, up=None, gif_fps=25.0, title="", progress=False):
+    """Draw `data` (Motion, Markers, Mesh or MeshAnimation) to `output`: a .gif plays it, a .png,
+    .jpg or .webp ('-': PNG on standard output) is the sheet. `up`: "x", "-z", ... (default:
+    Figure.up). `progress`: a GIF's frames drawn are shown on standard error (on a terminal)."""
+    moving = image_format(output) == "GIF"
     figure = Figure(data)
     up_vector = figure.up if up is None else np.eye(3)["xyz".index(up[-1])] * (-1 if up.startswith("-") else 1)
     views = _views(up_vector)
     if not figure.frame_count:
         raise ValueError(f"{title}: no frames to draw")
-    buffer = io.BytesIO()
-    if str(output).lower().endswith(".gif"):
-        images, milliseconds = _gif(figure, views, size or (960, 360), gif_fps, title)
-        images[0].save(buffer, format="GIF", save_all=True, append_images=images[1:], duration=milliseconds, loop=0)
+    if moving:
+        images, milliseconds = _gif(figure, views, size or (960, 360), gif_fps, title, progress)
+        _save(images[0], output, save_all=True, append_images=images[1:], duration=milliseconds, loop=0)
     else:
-        _sheet(figure, views, size or (1200, 800), poses, title).save(buffer, format="PNG")
-    _write(buffer.getvalue(), output)
+        _save(_sheet(figure, views, size or (1200, 800), poses, title), output)
 
 
 def _write(data, output):
-    """The image's bytes to the file `output` (written atomically) or, for '-', to standard output."""
+    """The image's bytes to the file `output` (written atomically, its folder made) or, for '-', to
+    standard output."""
     if output == "-":
         sys.stdout.buffer.write(data)
         sys.stdout.flush()
     else:
+        make_folder(output)
         with atomic_write(output) as f:
             f.write(data)
 
@@ -203,6 +244,9 @@ def _speed_plot(draw, font, figure, box):
     ceiling = float(np.percentile(finite, 99.5)) if finite.size else 1.0
     ceiling = ceiling if ceiling > 0 else 1.0
     left, right, top, bottom = x0 + 56, x1 - 170, y0 + 26, y1 - 22
+    if right - left < 20 or bottom - top < 10:
+        draw.text((x0 + 6, y0 + 24), "too small for the plot: a larger --size shows it", fill=_INK, font=font)
+        return
     span = (figure.frame_count - 1) / figure.fps
     samples = np.unique(np.linspace(0, len(times) - 1, min(len(times), 2 * (right - left))).astype(int))
     xs = left + times[samples] / span * (right - left)
@@ -237,9 +281,10 @@ def _polyline(draw, xs, ys, colour):
         draw.line(points, fill=colour, width=1)
 
 
-def _gif(figure, views, size, gif_fps, title):
+def _gif(figure, views, size, gif_fps, title, progress=False):
     """The frames of an animated GIF and their duration in ms: the three views of each frame (at
-    most `gif_fps` per second and _MAX_GIF_FRAMES frames), all at one scale."""
+    most `gif_fps` per second and _MAX_GIF_FRAMES frames), all at one scale; `progress`: a bar of
+    the frames drawn on standard error (on a terminal)."""
     Image, ImageDraw, _ = _pillow()
     width, height = size
     font = _font(max(10, height // 30))
@@ -252,6 +297,7 @@ def _gif(figure, views, size, gif_fps, title):
     milliseconds = max(20, int(round(1000 * step / figure.fps / 10)) * 10)  # GIF delays are in 1/100 s
     colour = tuple(int(v) for v in _STOPS[1])
     images = []
+    bar = Progress(len(frames), enabled=progress, unit="frames")
     for start in range(0, len(frames), 64):
         block = figure.points(frames[start : start + 64])
         for k, pose in enumerate(block):
@@ -262,6 +308,8 @@ def _gif(figure, views, size, gif_fps, title):
             for panel in panels:
                 _draw_pose(draw, panel, figure, pose, colour, 2, 2)
             images.append(image.convert("P", palette=Image.Palette.ADAPTIVE, colors=16))
+            bar.update()
+    bar.close()
     return images, milliseconds
 
 
@@ -284,7 +332,8 @@ def compare(
     shared_view=False,
     title="",
 ):
-    """Draw two Motions side by side to the PNG `output` ('-': standard output): the poses of both at
+    """Draw two Motions side by side to the image `output` (.png, .jpg, .webp; '-': PNG on standard
+    output): the poses of both at
     the same times (`poses`, default 6, evenly over the time both cover), rows source side, target
     side, source front, target front (the side and the front of each figure, from its up and its
     facing: from its right hip to its left, turned a quarter about up), each figure at one height
@@ -301,11 +350,11 @@ def compare(
     figures = [Figure(m) for m in (first, second)]
     for figure, name in zip(figures, names):
         if figure.kind != "skeleton":
-            raise ValueError(f"{name}: holds {type(figure.data).__name__}; comparing two files works on motions")
+            raise ValueError(f"{name}: holds {PLURAL[type(figure.data)]}; comparing two files works on motions")
         if not figure.frame_count:
             raise ValueError(f"{name}: no frames to draw")
-    if str(output).lower().endswith(".gif"):
-        raise ValueError(f"{output}: two motions are compared in a PNG, not a GIF")
+    if image_format(output, moving=False) is None:
+        raise UsageError(f"{output}: two motions are compared in a still image (.png, .jpg, .webp), not a GIF")
     forced = None if up is None else np.eye(3)["xyz".index(up[-1])] * (-1 if up.startswith("-") else 1)
     subjects = []
     for k, figure in enumerate(figures):
@@ -314,9 +363,7 @@ def compare(
     times, span = _common_times(figures, poses or 6)
     for subject in subjects:
         subject.choose(times)
-    buffer = io.BytesIO()
-    _comparison_sheet(subjects, times, span, size or (1200, 800), title).save(buffer, format="PNG")
-    _write(buffer.getvalue(), output)
+    _save(_comparison_sheet(subjects, times, span, size or (1200, 800), title), output)
 
 
 def _common_times(figures, count):

@@ -32,6 +32,17 @@ class ParseError(ValueError):
         super().__init__(one_line(f"{where}: {what}"))
 
 
+class FrameCountWarning(UserWarning):
+    """A reader kept another number of frames than the file declares (a lenient read of a short or
+    long table, a C3D data section that ends early): `declared` and `kept` say how many, so that a
+    caller can tell what the reading cost without parsing the message."""
+
+    def __init__(self, message, *, declared, kept):
+        super().__init__(message)
+        self.declared = int(declared)
+        self.kept = int(kept)
+
+
 # The arrays a text file may make are bounded by its size (a few bytes can stand for many values):
 MEMORY_PER_BYTE = 100
 MEMORY_FLOOR = 64 << 20

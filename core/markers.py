@@ -170,3 +170,10 @@ class Markers:
     def times(self):
         """(F,) time of each frame in seconds, frame `first_frame` at (first_frame - 1) / rate."""
         return (self.first_frame - 1 + np.arange(self.frame_count)) / self.rate
+
+
+def joint_markers(motion, *, units=""):
+    """Markers at the world positions of a Motion's joints, one per joint named after it (End Sites
+    left out), over the motion's frames at its rate (`standard_fps`: the rate its printed frame period
+    stands for); `units`: the length unit to state (the motion's own file units are kept)."""
+    return Markers(motion.skeleton.names, motion.world_positions(), motion.standard_fps, units=units)

@@ -14,7 +14,7 @@ import warnings
 
 import numpy as np
 
-from .errors import ParseError
+from .errors import FrameCountWarning, ParseError
 from .parallel import parallel_map
 
 _LONE_CR = re.compile(rb"\r(?!\n)")
@@ -96,7 +96,14 @@ def parse_table(block, columns, rows, *, path, first_line, strict=True, what="fr
             what_happened = f"{what} {rows + 1} found, but only {rows} {what}s were declared"
         if strict:
             raise ParseError(path, what_happened + " (strict=False reads the rows present)", line=last)
-        warnings.warn(f"{path}, line {last}: {what_happened}; reading the {len(table)} present", stacklevel=3)
+        warnings.warn(
+            FrameCountWarning(
+                f"{path}, line {last}: {what_happened}; reading the {len(table)} present",
+                declared=rows,
+                kept=len(table),
+            ),
+            stacklevel=3,
+        )
     return table
 
 
@@ -200,7 +207,9 @@ def _decimal_rows(chunk, columns):
 def _decimal_values(text, starts, ends):
     """Values of the tokens text[starts:ends] (see `decimal_values`), or None."""
     stop = ends  # where each mantissa stops: an exponent mark or the end
-    marks, marked = _owned(np.flatnonzero((text | 32) == ord("e")), starts, ends)
+    raw = text.tobytes()  # (a search for a byte in bytes is much faster than a comparison of the array)
+    marks = np.flatnonzero((text | 32) == ord("e")) if b"e" in raw or b"E" in raw else np.zeros(0, np.intp)
+    marks, marked = _owned(marks, starts, ends)
     if len(marks):
         if np.any(marked[1:] == marked[:-1]):
             return None
@@ -219,14 +228,17 @@ def _decimal_values(text, starts, ends):
     if integer_digits.max() > 8 or fraction_digits.max() > 16 or digits.max() > 19 or digits.min() < 1:
         return None  # (19 digits still fit in 64 bits)
     whole, ok = _eight_digits(words[point - 8], integer_digits)
-    for offset in (1, 9) if fraction_digits.max() > 8 else (1,):  # fraction digits, 8 at a time
-        count = np.clip(fraction_digits - (offset - 1), 0, 8)
-        fraction = words[point + offset]  # digits first: shift them to the end (the high bytes)
+    for offset in (1, 9):  # fraction digits, 8 at a time (the next 8 only in the numbers that have them)
+        some = slice(None) if offset == 1 else np.flatnonzero(fraction_digits > 8)
+        if offset == 9 and not len(some):
+            break
+        count = np.minimum(fraction_digits[some] - (offset - 1), 8)
+        fraction = words[point[some] + offset]  # digits first: shift them to the end (the high bytes)
         fraction <<= (64 - 8 * count).astype(np.uint64)
         fraction, fraction_ok = _eight_digits(fraction, count)
         ok &= fraction_ok
-        whole *= _POWERS[count]
-        whole += fraction
+        whole[some] *= _POWERS[count]
+        whole[some] += fraction
     if not ok:
         return None
     if whole.max() >= 1 << 53:
@@ -255,21 +267,22 @@ def _decimal_values(text, starts, ends):
 
 
 def _points(words, starts, stop):
-    """Where each token's first '.' before `stop` is, else `stop`: looked for in its first 16 bytes
-    (a sign and 8 digits come before it in any number of the fast path), 8 at a time."""
+    """Where each token's first '.' is if before `stop`, else `stop`: looked for in its first 16
+    bytes (a sign and 8 digits come before it in any number of the fast path), 8 at a time, the
+    second 8 only in the tokens that need them."""
     point = stop.copy()
     todo = np.arange(len(starts))
     for offset in (0, 8):
         x = words[starts[todo] + offset] ^ np.uint64(0x2E2E2E2E2E2E2E2E)  # a '.' is now a zero byte
         found = (x - np.uint64(0x0101010101010101)) & ~x & np.uint64(0x8080808080808080)  # exact for the first
-        hit = np.flatnonzero(found)
-        lowest = found[hit]
-        lowest &= ~lowest + np.uint64(1)  # its lowest set bit alone, bit 8 k + 7 for byte k: read from the
-        byte = ((lowest.astype(float).view(np.uint64) >> np.uint64(52)) - np.uint64(1030)) >> np.uint64(3)  # exponent
-        at = starts[todo[hit]] + offset + byte.astype(np.intp)
-        before = at < stop[todo[hit]]
-        point[todo[hit[before]]] = at[before]
-        todo = np.delete(todo, hit)  # a first point found at or after the stop is not in the mantissa
+        found &= ~found + np.uint64(1)  # its lowest set bit alone, bit 8 k + 7 for byte k: read from the exponent
+        byte = (found.astype(np.float64).view(np.uint64) >> np.uint64(55)) - np.uint64(128)
+        hit = found != 0
+        at = starts[todo] + offset + byte.astype(np.intp)
+        point[todo[hit]] = np.minimum(at[hit], stop[todo[hit]])
+        todo = todo[~hit & (stop[todo] - starts[todo] > offset + 8)]
+        if not len(todo):
+            break
     return point
 
 
@@ -483,3 +496,195 @@ def line_spans(text):
     ends = np.flatnonzero(np.frombuffer(text, dtype=np.uint8) == ord("\n"))
     starts = np.concatenate([[0], ends[:-1] + 1]).astype(np.intp)[: len(ends)]
     return starts, ends - starts
+
+
+# Shortest text: the fewest decimals that give each number back, written with per-number decimals.
+_INTEGER_POWERS = 10 ** np.arange(19, dtype=np.int64)
+_KEEP_LOW = np.array([(1 << (8 * n)) - 1 for n in range(8)] + [(1 << 64) - 1], dtype=np.uint64)  # first n bytes
+_EXACT = float(1 << 53)
+
+
+def decimal_digits(values, decimals=None):
+    """(digits, decimals, exact): |value| = digits / 10**decimals (int64 arrays, decimals >= 0), the
+    number to write for each of `values` (a float32 or float64 array; NaN and infinities are left
+    to the caller: their digits are meaningless).
+
+    decimals=None: the shortest positional decimal that reads back as the same value of the array's
+    dtype, numpy's `format_float_positional(unique=True)` digits (a float32's also read back when
+    read as a double first and rounded to float32 after, as our readers and `astype` do: a double
+    halfway between two float32s is avoided). decimals=n: rounded to n decimals (half to even).
+    `exact` is False where this integer arithmetic cannot tell (a float64 that needs 16 or 17
+    significant digits; numbers below 1e-13 or from 1e15 up; n beyond 22): write those another way
+    (`positional`). Fastest on blocks of some 10,000 values (the temporaries stay in cache).
+    """
+    values = np.asarray(values)
+    shape, values = values.shape, values.ravel()
+    single = values.dtype == np.float32
+    magnitude = np.abs(values).astype(np.float64)
+    finite = np.isfinite(magnitude)
+    if not finite.all():
+        magnitude[~finite] = 0.0
+    if decimals is not None:
+        digits = np.rint(magnitude * 10.0 ** int(decimals))
+        exact = finite & (digits < _EXACT) & (int(decimals) <= 22)
+        digits[~exact] = 0
+        places = np.full(shape, int(decimals), dtype=np.int64)
+        return digits.astype(np.int64).reshape(shape), places, exact.reshape(shape)
+    with np.errstate(divide="ignore"):
+        exponent = np.floor(np.log10(magnitude))  # may be one off next to a power of ten: only a bound
+    exponent[magnitude == 0] = 0
+    top = np.clip((8 if single else 14) - exponent, 0, 22).astype(np.int64)  # 9 (15) significant digits
+    exact = (magnitude == 0) | (magnitude >= 1e-13) & (magnitude < 1e15)
+    if single:  # 9 significant digits always give a float32 back; fewer are tried one less at a time
+        todo = np.flatnonzero(exact & (top > 0))
+        wanted, size = np.abs(values[todo]), magnitude[todo]
+        while len(todo):
+            fewer = top[todo] - 1
+            good = _reads_back(wanted, size, fewer, single) & (fewer >= 0)
+            todo, wanted, size = todo[good], wanted[good], size[good]
+            top[todo] = fewer[good]
+    else:  # 15 may not do (16 or 17 would: not exact here); the fewest by a binary search
+        exact &= finite & _reads_back(magnitude, magnitude, top, single)
+        low = np.zeros_like(top)
+        todo = np.flatnonzero(exact & (top > 0))
+        while len(todo):
+            middle = (low[todo] + top[todo]) // 2
+            good = _reads_back(magnitude[todo], magnitude[todo], middle, single)
+            top[todo[good]] = middle[good]
+            low[todo[~good]] = middle[~good] + 1
+            todo = todo[low[todo] < top[todo]]
+    exact &= finite
+    digits = np.rint(magnitude * _FLOAT_POWERS[top])
+    if single:  # a double halfway between two float32s rounds either way, as readers go: one digit more
+        back = digits / _FLOAT_POWERS[top]
+        near = back.astype(np.float32)
+        wide = near.astype(np.float64)
+        other = np.nextafter(near, np.where(back > wide, np.float32(np.inf), np.float32(0))).astype(np.float64)
+        tie = np.flatnonzero(exact & (back != wide) & (back == (wide + other) * 0.5))
+        top[tie] += 1
+        digits[tie] = np.rint(magnitude[tie] * _FLOAT_POWERS[top[tie]])
+    digits[~exact] = 0
+    return digits.astype(np.int64).reshape(shape), top.reshape(shape), exact.reshape(shape)
+
+
+def _reads_back(wanted, magnitude, decimals, single):
+    """Whether `magnitude` (float64) rounded to `decimals` reads back as `wanted` (its float32, or itself)."""
+    power = _FLOAT_POWERS[decimals]
+    back = np.rint(magnitude * power)
+    back /= power  # correctly rounded: both exact in float64
+    return (back.astype(np.float32) if single else back) == wanted
+
+
+def trim_zeros(digits, decimals):
+    """(digits, decimals) without the fraction's trailing zeros (0.500 -> 0.5, 2.0 -> 2)."""
+    digits, decimals = digits.copy(), decimals.copy()
+    for _ in range(int(decimals.max(initial=0))):
+        cut = (decimals > 0) & (digits % 10 == 0)
+        if not cut.any():
+            break
+        digits[cut] //= 10
+        decimals[cut] -= 1
+    return digits, decimals
+
+
+def positional(value, decimals=None):
+    """Text of one number without an exponent: the shortest that reads back as the same value of
+    its type (np.float32 or float), or rounded to `decimals`; never "-0"."""
+    if decimals is not None:
+        text = f"{float(value):.{int(decimals)}f}"
+    elif isinstance(value, np.float32):
+        text = np.format_float_positional(value, unique=True, trim="-")
+    else:
+        text = repr(float(value))
+        text = np.format_float_positional(float(value), unique=True, trim="-") if "e" in text else text
+        text = text[:-2] if text.endswith(".0") else text
+    return text[1:] if text.startswith("-") and not text.strip("-0.") else text
+
+
+def format_decimals(digits, decimals, negative, empty, *, separator="\t", trailing=False, texts=None):
+    """Bytes of a (rows, columns) table of numbers digits / 10**decimals (non-negative int64
+    arrays; `negative` (bool): a '-' before, never "-0"), positional, one row per line: every field
+    followed by `separator`, the last one's replaced by the line end (or, `trailing`, followed by it
+    too: the layout OpenSim writes). Where `empty` (bool) the field is empty (its separator stays);
+    `texts` ({(row, column): text}) gives fields written as given (numbers the digits cannot hold).
+
+    Vectorised like `format_table`: every number becomes 8-byte words (the integer part from a
+    lookup table, the fraction from 4-digit lookups, cut after its own number of decimals) and the
+    padding nulls are dropped in one pass; exact (integer arithmetic). Blocks of rows holding a
+    number of 7 or more integer digits, more than 15 decimals, or a given text are written by Python.
+    """
+    rows, columns = digits.shape
+    step = max(1, _BLOCK // max(columns, 1))
+    texts = texts or {}
+    return b"".join(
+        _format_decimal_block(
+            *(a[i : i + step] for a in (digits, decimals, negative, empty)),
+            ord(separator),
+            trailing,
+            {(r - i, c): t for (r, c), t in texts.items() if i <= r < i + step},
+        )
+        for i in range(0, rows, step)
+    )
+
+
+def _format_decimal_block(digits, decimals, negative, empty, separator, trailing, texts):
+    rows, columns = digits.shape
+    empty = empty.ravel()
+    digits, decimals = np.where(empty, 0, digits.ravel()), np.where(empty, 0, decimals.ravel())
+    negative = negative.ravel() & (digits > 0)
+    if not digits.size:
+        return (chr(separator) * trailing + "\n").encode() * rows
+    scale = _INTEGER_POWERS[np.clip(decimals, 0, 18)]
+    whole = digits // scale
+    if texts or decimals.max() > 15 or decimals.min() < 0 or whole.max() >= 10**6:
+        return _python_block(digits, decimals, negative, empty, rows, columns, chr(separator), trailing, texts)
+    fraction = digits - whole * scale
+    point = decimals > 0
+    words = np.zeros((rows, columns + trailing, 2 if decimals.max() < 8 else 3), np.uint64)
+    fields = words[:, :columns]  # (`trailing`: a row's line end in one more field's first word)
+    large = whole >= _TABLE_SIZE
+    integer = _integer_tables()[np.where(large, 0, whole) + negative * _TABLE_SIZE + point * (2 * _TABLE_SIZE)]
+    for flag in (False, True):
+        some = np.flatnonzero(large & (point == flag))
+        if len(some):
+            integer[some] = _integer_words(whole[some], negative[some], flag)
+    integer[empty] = 0
+    fields[..., 0] = integer.reshape(rows, columns)
+    high, low = np.divmod(fraction * _INTEGER_POWERS[16 - decimals], 10**8)  # 16 digits, the fraction's first
+    table = _four_digit_table()
+    ends = np.full(columns, separator, np.uint64)
+    if not trailing:
+        ends[-1] = ord("\n")
+    end = np.broadcast_to(ends, (rows, columns)).ravel()
+    shift = (8 * (decimals % 8)).astype(np.uint64)
+    for j, part in enumerate((high, low)[: words.shape[2] - 1]):
+        first, rest = np.divmod(part, 10_000)
+        word = table[first] | (table[rest] << np.uint64(32))
+        word &= _KEEP_LOW[np.clip(decimals - 8 * j, 0, 8)]  # the fraction's own digits, then its separator
+        here = decimals // 8 == j
+        word[here] |= end[here] << shift[here]
+        fields[..., 1 + j] = word.reshape(rows, columns)
+    if trailing:
+        words[:, -1, 0] = ord("\n")
+    return words.tobytes().translate(None, b"\0")
+
+
+@functools.lru_cache(maxsize=1)
+def _integer_tables():
+    """Integer words of 0 .. _TABLE_SIZE - 1: positive, negative, positive with a point, negative with a point."""
+    return np.concatenate([_integer_table(False), _integer_table(True)])
+
+
+def _python_block(digits, decimals, negative, empty, rows, columns, separator, trailing, texts):
+    fields = []
+    for d, q, n, e in zip(digits.tolist(), decimals.tolist(), negative.tolist(), empty.tolist()):
+        if e:
+            fields.append("")
+            continue
+        text = str(d).rjust(q + 1, "0")
+        text = f"{text[:-q]}.{text[-q:]}" if q else text
+        fields.append("-" + text if n else text)
+    for (r, c), text in texts.items():
+        fields[r * columns + c] = text
+    end = separator + "\n" if trailing else "\n"
+    return "".join(separator.join(fields[r * columns : (r + 1) * columns]) + end for r in range(rows)).encode()

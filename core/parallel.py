@@ -1,5 +1,7 @@
 """Numpy work on every core: numpy releases the GIL inside its loops, so threads are enough."""
 
+import collections
+import itertools
 import os
 from concurrent.futures import ThreadPoolExecutor
 
@@ -15,3 +17,21 @@ def parallel_map(function, items):
         return
     with ThreadPoolExecutor(THREADS) as pool:
         yield from pool.map(function, items)
+
+
+def parallel_stream(function, items, ahead=2 * THREADS):
+    """function(item) for each item, in order, computed on up to THREADS threads, like
+    `parallel_map`, but `items` (any iterable, a generator reading a file, say) is drawn only as
+    results are taken, at most `ahead` items in flight: a long stream keeps few items and results
+    in memory at once."""
+    items = iter(items)
+    with ThreadPoolExecutor(THREADS) as pool:
+        pending = collections.deque(pool.submit(function, item) for item in itertools.islice(items, ahead))
+        try:
+            while pending:
+                result = pending.popleft().result()
+                pending.extend(pool.submit(function, item) for item in itertools.islice(items, 1))
+                yield result
+        finally:
+            for future in pending:
+                future.cancel()

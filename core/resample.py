@@ -1,11 +1,15 @@
 """Resampling a Motion in time: to a frame rate or to given times, from regular or variable source
 timestamps, trimmed or looped. Rotations by slerp or a quaternion spline, translations linearly or
-by a cubic; every step vectorised over frames and joints."""
+by a cubic; every step vectorised over frames and joints. Markers (`resample_markers`) the same
+way, positions as translations, gaps kept."""
+
+import warnings
 
 import numpy as np
 
 from . import rotations
 from .frame_rate import stands_for
+from .markers import Analog, Markers
 from .motion import Motion
 
 _COINCIDENT = 1e-9  # seconds: an output time this close to a source frame takes that frame as it is
@@ -52,25 +56,13 @@ def resample(
     if frames == 0:
         raise ValueError("cannot resample a motion without frames")
     keys = _source_times(motion, source_times)
-    out_times, out_fps = _output_times(motion, keys, fps, times, start, end)
+    out_times, out_fps = _output_times(motion.standard_fps, keys, fps, times, start, end)
     if frames == 1:  # nothing to interpolate: every output frame is the only frame
         index = np.zeros(len(out_times), dtype=np.intp)
         return _motion(motion, out_fps, motion.euler[index], motion.translations[index], _take(motion.scales, index))
-    key_index, key_time, query = _extended_keys(keys, out_times, loop)
-    segment = np.clip(np.searchsorted(key_time, query, side="right") - 1, 1, len(key_time) - 3)
-    low, high = key_index[segment], key_index[segment + 1]
-    fraction = (query - key_time[segment]) / (key_time[segment + 1] - key_time[segment])
-    exact = np.where(
-        np.abs(query - key_time[segment]) <= _COINCIDENT,
-        low,
-        np.where(np.abs(key_time[segment + 1] - query) <= _COINCIDENT, high, -1),
-    )
-    nearest = np.where(fraction < 0.5, low, high)
-
-    def interpolate(values, smooth, mix):
-        if not smooth:
-            return mix(values[low], values[high], fraction)
-        return _catmull_rom([values[key_index[segment + k]] for k in (-1, 0, 1, 2)], key_time, segment, query, mix)
+    plan = _Plan(keys, out_times, loop)
+    exact, interpolate = plan.exact, plan.interpolate
+    nearest = np.where(plan.fraction < 0.5, plan.low, plan.high)
 
     quaternions = np.stack(
         [rotations.euler_to_quat(motion.euler[:, j], o) for j, o in enumerate(motion.euler_orders)], axis=1
@@ -90,6 +82,91 @@ def resample(
     return _motion(motion, out_fps, euler, moved, scales, motion.frame_time_text if keep_text else None)
 
 
+def resample_markers(markers, fps=None, *, start=None, end=None, loop=False, translation="linear"):
+    """New Markers sampled every 1 / `fps` seconds (default: the source's rate) from `start` to
+    `end` (seconds on the markers' clock, see Markers.times; default: the first and last frame),
+    as `resample` samples a Motion: positions linearly between frames, or ("cubic") by the same
+    Catmull-Rom spline; `loop` as there.
+
+    An output time within 1e-9 s of a frame takes that frame as it is (positions, residual, camera
+    mask; C3D's float32 stays float32). In between, a marker is missing where a frame the
+    interpolation uses misses it (cubic: where an outer frame misses it, the linear value is kept),
+    and a seen one has residual 0 (C3D's "interpolated") and camera mask 0. Analog channels keep
+    their rate and their samples (the output frames' span of them, held at the ends) when that rate
+    is a whole multiple of the new one; else they are left out with a warning. Events keep their
+    times; `first_frame` becomes the first output time counted in the new frames (rounded).
+    """
+    if translation not in ("linear", "cubic"):
+        raise ValueError(f"translation must be 'linear' or 'cubic', not {translation!r}")
+    frames = markers.frame_count
+    if frames == 0:
+        raise ValueError("cannot resample markers without frames")
+    keys = markers.times()
+    out_times, out_fps = _output_times(markers.rate, keys, fps, None, start, end)
+    source = markers.positions
+    if frames == 1:
+        exact = np.zeros(len(out_times), dtype=np.intp)
+        moved = source[exact].astype(float)
+    else:
+        plan = _Plan(keys, out_times, loop)
+        exact, values = plan.exact, source.astype(float)
+        moved = plan.interpolate(values, False, _lerp)
+        if translation == "cubic":
+            smooth = plan.interpolate(values, True, _lerp)
+            moved = np.where(np.isnan(smooth), moved, smooth)
+    hit = exact >= 0
+    positions = moved.astype(source.dtype)
+    positions[hit] = source[exact[hit]]
+    seen = ~np.isnan(positions).any(axis=2)
+    residuals = camera_masks = None
+    if markers.residuals is not None:
+        residuals = np.where(seen, 0, np.nan).astype(markers.residuals.dtype)
+        residuals[hit] = markers.residuals[exact[hit]]
+    if markers.camera_masks is not None:
+        camera_masks = np.zeros(seen.shape, np.uint8)
+        camera_masks[hit] = markers.camera_masks[exact[hit]]
+    metadata = dict(markers.metadata)
+    if "start_time" in metadata:  # TRC: the first row's time
+        metadata["start_time"] = metadata["start_time"] + out_times[0] - keys[0]
+    return Markers(
+        markers.names,
+        positions,
+        out_fps,
+        units=markers.units,
+        first_frame=1 + int(np.rint(out_times[0] * out_fps)),
+        residuals=residuals,
+        camera_masks=camera_masks,
+        descriptions=markers.descriptions,
+        analog=_resampled_analog(markers.analog, keys[0], out_times, out_fps, loop),
+        events=markers.events,
+        parameters=markers.parameters,
+        metadata=metadata,
+    )
+
+
+def _resampled_analog(analog, first, times, fps, loop):
+    """The analog channels' samples over the output frames at `times` (their rate kept), or None
+    (with a warning) when that rate is not a whole multiple of `fps`."""
+    if analog is None:
+        return None
+    ratio = analog.rate / fps
+    if abs(ratio - round(ratio)) > 1e-6 * ratio or round(ratio) < 1:
+        warnings.warn(
+            f"analog channels at {analog.rate:g} Hz left out: not a whole multiple of {fps:g} fps", stacklevel=3
+        )
+        return None
+    count = len(analog.values)
+    place = (times[0] - first) * analog.rate + np.arange(len(times) * round(ratio))
+    place = np.mod(place, count) if loop else np.clip(place, 0, count - 1)
+    whole = np.abs(place - np.rint(place)) <= 1e-6
+    low = np.minimum(np.floor(place).astype(np.intp), count - 1)
+    high = (low + 1) % count if loop else np.minimum(low + 1, count - 1)
+    weight = (place - low)[:, None]
+    values = analog.values[low] * (1 - weight) + analog.values[high] * weight
+    values[whole] = analog.values[np.rint(place[whole]).astype(np.intp) % count]
+    return Analog(values.astype(analog.values.dtype), analog.rate, analog.names, analog.units, analog.descriptions)
+
+
 def _source_times(motion, source_times):
     if source_times is None:
         return np.arange(motion.frame_count) / motion.standard_fps
@@ -101,8 +178,8 @@ def _source_times(motion, source_times):
     return keys
 
 
-def _output_times(motion, keys, fps, times, start, end):
-    """Output times (N,) and frame rate."""
+def _output_times(rate, keys, fps, times, start, end):
+    """Output times (N,) and frame rate (`rate`: the source's, the default)."""
     if fps is not None and not 0 < fps < np.inf:
         raise ValueError(f"fps must be positive and finite, not {fps}")
     if times is not None:
@@ -113,15 +190,38 @@ def _output_times(motion, keys, fps, times, start, end):
             raise ValueError("times must be finite, and there must be at least one")
         if fps is None:
             span = times[-1] - times[0]
-            fps = (len(times) - 1) / span if len(times) > 1 and span > 0 else motion.standard_fps
+            fps = (len(times) - 1) / span if len(times) > 1 and span > 0 else rate
         return times, float(fps)
-    fps = motion.standard_fps if fps is None else float(fps)
+    fps = rate if fps is None else float(fps)
     start = keys[0] if start is None else float(start)
     end = keys[-1] if end is None else float(end)
     if not start <= end or not np.isfinite([start, end]).all():
         raise ValueError(f"start ({start}) must be finite and not after end ({end})")
     count = int(np.floor((end - start) * fps + 1e-6)) + 1
     return start + np.arange(count) / fps, fps
+
+
+class _Plan:
+    """Where output times fall among the source's keys: each time's segment (its keys `low` and
+    `high`, and `fraction` of the way between), the key it coincides with (`exact`, within 1e-9 s;
+    -1 elsewhere), and `interpolate(values, smooth, mix)`: values (F, ...) at the output times,
+    mixed by `mix` between the segment's keys, or (smooth) by the Catmull-Rom spline through its
+    neighbours."""
+
+    def __init__(self, keys, times, loop):
+        self.index, self.time, self.query = _extended_keys(keys, times, loop)
+        self.segment = np.clip(np.searchsorted(self.time, self.query, side="right") - 1, 1, len(self.time) - 3)
+        self.low, self.high = self.index[self.segment], self.index[self.segment + 1]
+        before, after = self.time[self.segment], self.time[self.segment + 1]
+        self.fraction = (self.query - before) / (after - before)
+        near_low, near_high = np.abs(self.query - before) <= _COINCIDENT, np.abs(after - self.query) <= _COINCIDENT
+        self.exact = np.where(near_low, self.low, np.where(near_high, self.high, -1))
+
+    def interpolate(self, values, smooth, mix):
+        if not smooth:
+            return mix(values[self.low], values[self.high], self.fraction)
+        around = [values[self.index[self.segment + k]] for k in (-1, 0, 1, 2)]
+        return _catmull_rom(around, self.time, self.segment, self.query, mix)
 
 
 def _extended_keys(keys, times, loop):

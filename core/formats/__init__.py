@@ -47,7 +47,7 @@ def _row(path):
 def _entry(path, index, verb):
     ext, row = _row(path)
     if row is None:
-        known = ", ".join(sorted(_FORMATS))
+        known = ", ".join(extensions("write" if index else "read"))
         raise ValueError(f"{path}: cannot {verb} '{ext or 'no extension'}' files (known: {known})")
     module, *functions, _ = row
     if functions[index] is None:

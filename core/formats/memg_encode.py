@@ -35,9 +35,18 @@ def encode(positions, mesh, fps, *, tolerance=1e-3, relative=True, grouping="gro
         transform, local = _rigid_fit(positions[:, vertices])
         groups.append(_basis(name, vertices, local, limit, len(groups)))
         transforms.append(transform)
-    still = positions[:, ~covered] - mesh.vertices[~covered]
-    if still.size and np.linalg.norm(still, axis=-1).max() > limit:
-        raise ValueError("vertices outside every group move; encode with grouping='components'")
+    outside = np.flatnonzero(~covered)
+    moving = outside[
+        np.linalg.norm(positions[:, outside] - mesh.vertices[outside], axis=-1).max(axis=0, initial=0) > limit
+    ]
+    if len(moving):
+        in_faces = np.isin(moving, mesh.face_vertices)
+        if grouping == "groups" and in_faces.any():
+            first = moving[in_faces][0]
+            raise ValueError(f"vertices outside every group move (vertex {first}); encode with grouping='components'")
+        raise ValueError(
+            f"vertices in no face move (vertex {moving[0]}): a mesh ensemble moves its faces' vertices only"
+        )
     frames = len(positions)
     animation = MeshAnimation(
         mesh, fps, groups=groups, transforms=np.array(transforms) if transforms else np.zeros((0, frames, 4, 4))

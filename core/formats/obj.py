@@ -10,6 +10,7 @@ An OBJ sequence (``frame_####.obj``, one file per frame, see core.sequence) is a
 `read_obj_sequence` / `write_obj_sequence`.
 """
 
+import errno
 import os
 import re
 
@@ -39,10 +40,13 @@ def obj_beside(path, obj=None):
 
 
 def read_obj_beside(path, obj=None, why=""):
-    """The Mesh of `obj_beside(path, obj)`; a ParseError naming `path` (after `why`) if there is none."""
+    """The Mesh of `obj_beside(path, obj)`; if there is none, a FileNotFoundError naming that .obj
+    as the mesh of `path` (`why`: why it needs one). A missing file, not a malformed one."""
     obj = obj_beside(path, obj)
     if not os.path.exists(obj):
-        raise ParseError(path, f"{why}no .obj beside it ({obj}); pass obj=...", offset=0)
+        raise FileNotFoundError(
+            errno.ENOENT, f"No such file or directory: the mesh of {path}{why}; pass obj=...", str(obj)
+        )
     return read_obj(obj)
 
 

@@ -103,7 +103,7 @@ def read_pc2_animation(path, *, obj=None, fps=None):
     frames: the animation's rate is `fps` (default 24) / the cache's sampling step. The cache's start
     frame is kept as the animation's `start`."""
     obj = obj_beside(path, obj)
-    mesh = read_obj_beside(path, obj, "a PC2 cache holds no faces: ")
+    mesh = read_obj_beside(path, obj, " (a PC2 cache holds no faces)")
     positions, start, sampling = read_pc2(path)
     if positions.shape[1] != len(mesh.vertices):
         raise ParseError(path, f"{positions.shape[1]} points, but {obj} has {len(mesh.vertices)} vertices", offset=16)

@@ -67,7 +67,7 @@ def test_every_file_gets_an_outcome_and_bad_files_do_not_stop_the_run(capsys, tm
     assert files["a/bad.bvh"]["message"].startswith(
         f"{tree / 'a' / 'bad.bvh'}, line 5: expected 3 numbers after OFFSET"
     )
-    assert files["cloth/bars.pc2"]["message"] == "no --to format holds mesh animation (.famc, .memg, .pc2, .rib do)"
+    assert files["cloth/bars.pc2"]["message"] == "no --to format holds mesh animations (.famc, .memg, .pc2, .rib do)"
     assert files["a/walk.bvh"]["output"] == str(dst / "a" / "walk.htr") and files["a/walk.bvh"]["frames"] == 30
     assert report["counts"] == {"error": 1, "converted": 3, "skipped": 2} and report["targets"] == [".htr", ".trc"]
     walk = core.read(tree / "a" / "walk.bvh").world_positions()
@@ -236,3 +236,56 @@ def test_an_interrupted_batch_reports_the_files_done(capsys, tmp_path, tree, mon
     report = json.loads((tmp_path / "dst" / "mocap-io-report.json").read_text())
     assert code == cli.INTERRUPTED and err.endswith("mocap-io: error: interrupted\n")
     assert report["interrupted"] and report["counts"] == {"error": 1, "skipped": 3}  # the first file: bad.bvh
+
+
+def test_the_bar_counts_every_file_of_the_summary(capsys, tmp_path, tree, monkeypatch):
+    monkeypatch.setattr(__import__("sys").stderr, "isatty", lambda: True)
+    code, _, err = run(capsys, "batch", tree, tmp_path / "dst", "--to", "htr", "-j", 1)
+    lines = err.replace("\r", "\n").splitlines()
+    bars = [line for line in lines if line.startswith("[")]
+    assert code == cli.FILES_FAILED and bars[-1].startswith("[" + "#" * 30 + "] 6/6 files, 1 error, ")
+    summary = next(line for line in lines if line.startswith("mocap-io: 6 files in "))  # skipped files count
+    assert all(count in summary for count in ("3 skipped", "1 error", "2 converted"))
+    progress = batch.Progress(4, _Terminal())
+    progress.skip([{"status": "skipped"}, {"status": "error"}])
+    progress.update({"status": "converted"})
+    progress.update({"status": "converted"})
+    assert (progress.done, progress.skipped, progress.errors) == (4, 2, 1)
+    assert "] 4/4 files, 1 error, " in progress.stream.getvalue()
+
+
+class _Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_what_a_lenient_read_cost_shows_on_the_terminal_and_in_the_reports(capsys, tmp_path, tree):
+    core.write(random_motion(frames=30), tree / "a" / "short.bvh")
+    lines = (tree / "a" / "short.bvh").read_text().splitlines(keepends=True)
+    (tree / "a" / "short.bvh").write_text("".join(lines[:-20]))  # 10 of the 30 frames
+    dst = tmp_path / "dst"
+    code, _, err = run(capsys, "batch", tree, dst, "--to", "htr", "-j", 1, "--lenient")
+    short = tree / "a" / "short.bvh"
+    assert code == cli.FILES_FAILED
+    assert f"mocap-io: warning: {short}: read in part: 20 of the 30 frames it declares dropped (10 read)\n" in err
+    report = {
+        os.path.relpath(f["source"], tree): f for f in json.loads((dst / "mocap-io-report.json").read_text())["files"]
+    }
+    assert (report["a/short.bvh"]["frames"], report["a/short.bvh"]["declared_frames"]) == (10, 30)
+    assert "declared_frames" not in report["a/walk.bvh"]
+    rows = {row["source"]: row for row in csv.DictReader(io.StringIO((dst / "mocap-io-report.csv").read_text()))}
+    assert (rows[str(short)]["frames"], rows[str(short)]["declared_frames"]) == ("10", "30")
+    assert "--lenient" not in err.split("read in part")[0]  # the strict run below names the option instead
+    code, _, err = run(capsys, "batch", tree, tmp_path / "strict", "--to", "htr", "-j", 1, "-q")
+    assert f"{short}, line " in err and "(--lenient reads the rows present)" in err and "strict=" not in err
+
+
+def test_motions_go_to_a_markers_format_as_their_joint_paths(capsys, tmp_path, tree):
+    code, _, _ = run(capsys, "batch", tree, tmp_path / "dst", "--to", "trc", "-j", 1, "-q")
+    report = json.loads((tmp_path / "dst" / "mocap-io-report.json").read_text())
+    assert code == cli.FILES_FAILED and statuses(report)["a/walk.bvh"] == "converted"
+    markers, motion = core.read(tmp_path / "dst" / "a" / "walk.trc"), core.read(tree / "a" / "walk.bvh")
+    assert markers.names == motion.skeleton.names
+    np.testing.assert_allclose(markers.positions, motion.world_positions(), atol=1e-5)
+    run(capsys, "batch", tree, tmp_path / "both", "--to", "htr,trc", "-j", 1, "-q")  # a motion's own format first
+    assert (tmp_path / "both" / "a" / "walk.htr").is_file() and not (tmp_path / "both" / "a" / "walk.trc").exists()

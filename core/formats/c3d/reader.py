@@ -9,7 +9,7 @@ import warnings
 
 import numpy as np
 
-from ...errors import ParseError, first_nonfinite
+from ...errors import FrameCountWarning, ParseError, first_nonfinite
 from ...markers import Analog, Event, Markers
 from ...parallel import parallel_map
 from .params import BLOCK, DEC, PROCESSORS, byte_order, floats, read_parameters, vax_to_ieee
@@ -90,8 +90,8 @@ class _Reader:
             out += np.atleast_1d(value).ravel().tolist()
         return (out + [""] * count)[:count]
 
-    def warn(self, what):
-        warnings.warn(f"{self.path}: {what}", stacklevel=4)
+    def warn(self, what, category=UserWarning, **facts):
+        warnings.warn(category(f"{self.path}: {what}", **facts), stacklevel=4)
 
     def markers(self):
         header = self.header
@@ -233,10 +233,20 @@ class _Reader:
                     f"file ends inside frame {held + 1} of the {declared} declared (strict=False reads {held})",
                     offset=len(self.data),
                 )
-            self.warn(f"{declared} frames declared, the data section holds {held}: reading {held}")
+            self.warn(
+                f"{declared} frames declared, the data section holds {held}: reading {held}",
+                FrameCountWarning,
+                declared=declared,
+                kept=held,
+            )
             return held
         if declared == _FRAMES_CAP and (held - declared) * record >= BLOCK:
-            self.warn(f"{declared} frames declared (the 16-bit limit), the data section holds {held}: reading {held}")
+            self.warn(
+                f"{declared} frames declared (the 16-bit limit), the data section holds {held}: reading {held}",
+                FrameCountWarning,
+                declared=declared,
+                kept=held,
+            )
             return held
         if header != declared and self.header["last_frame"] != _FRAMES_CAP and 0 < header:
             self.warn(

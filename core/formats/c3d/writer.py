@@ -1,6 +1,8 @@
 """C3D writer: Intel processor, float storage. The parameters as read are written back, with the
 ones that describe the data (POINT, ANALOG, EVENT, TRIAL frame fields) rewritten from the model."""
 
+import warnings
+
 import numpy as np
 
 from ...atomic import atomic_write
@@ -9,6 +11,7 @@ from ...markers import Group, Parameter
 from .params import BLOCK, INTEL
 
 _FRAMES_CAP = 65535
+_FIELD_CAP = (1 << 32) - 1  # TRIAL:ACTUAL_START_FIELD / END_FIELD: unsigned 32-bit
 _SPLIT = 255  # items of one parameter (a dimension is one byte); more go to NAME2, NAME3, ...
 # parameters the writer derives from the data (with their NAME2, NAME3, ... continuations)
 _DERIVED = {
@@ -40,14 +43,15 @@ def write_c3d(markers, path):
     per_frame = markers.analog_per_frame
     channels = 0 if analog is None else len(analog.names)
     scale = _scale(markers)
-    groups = _parameters(markers, scale, per_frame)
+    first = _first_frame(markers, frames)
+    groups = _parameters(markers, scale, per_frame, first)
     section = _section(groups)
     data_block = 2 + len(section) // BLOCK
     groups["POINT"]["DATA_START"] = Parameter(
         np.array(data_block, np.int16), "Number of first block for 3D and analog data"
     )
     section = _section(groups)  # same size: only a value changed
-    header = _header(markers, scale, data_block, channels * per_frame, per_frame)
+    header = _header(markers, scale, data_block, channels * per_frame, per_frame, first)
     record = np.zeros((frames, 4 * points + channels * per_frame), dtype="<f4")
     quads = record[:, : 4 * points].reshape(frames, points, 4)
     quads[..., 3] = _words(markers, missing, scale)
@@ -85,9 +89,22 @@ def _words(markers, missing, scale):
     return word
 
 
-def _header(markers, scale, data_block, analog_total, per_frame):
-    first = min(max(markers.first_frame, 1), _FRAMES_CAP)
-    last = min(first + markers.frame_count - 1, _FRAMES_CAP)
+def _first_frame(markers, frames):
+    """The first frame number to write: the take's where C3D can hold it (the header's 16-bit word
+    from 1, TRIAL:ACTUAL_START_FIELD's 32 bits from 0: a first frame of 0, as TRC files have, is
+    kept there), else 1 with a warning."""
+    first = markers.first_frame
+    if 0 <= first and first + max(frames, 1) - 1 <= _FIELD_CAP:
+        return first
+    warnings.warn(
+        f"C3D cannot hold first frame {first} (frame numbers run from 0 to 2**32 - 1): written as 1", stacklevel=3
+    )
+    return 1
+
+
+def _header(markers, scale, data_block, analog_total, per_frame, first):
+    first = min(first, _FRAMES_CAP)  # (TRIAL holds the frames past 65535, and frame 0: the c3d package reads both)
+    last = max(min(first + markers.frame_count - 1, _FRAMES_CAP), 0)
     header = bytearray(BLOCK)
     words = np.zeros(256, "<u2")
     words[[1, 2, 3, 4, 5, 8, 9]] = [
@@ -112,7 +129,7 @@ def _header(markers, scale, data_block, analog_total, per_frame):
     return bytes(header)
 
 
-def _parameters(markers, scale, per_frame):
+def _parameters(markers, scale, per_frame, first):
     """Groups to write: the ones read, with the data-describing parameters rewritten."""
     groups = {}
     for name, group in markers.parameters.items():
@@ -159,10 +176,9 @@ def _parameters(markers, scale, per_frame):
         _strings(event, "LABELS", [e.label for e in markers.events], "Event labels", split=False)
         _strings(event, "CONTEXTS", [e.context for e in markers.events], "Event contexts", split=False)
         _strings(event, "DESCRIPTIONS", [e.description for e in markers.events], "Event descriptions", split=False)
-    first = markers.first_frame
-    if frames > _FRAMES_CAP or first > _FRAMES_CAP or "TRIAL" in groups:
+    if frames > _FRAMES_CAP or not 1 <= first <= _FRAMES_CAP or "TRIAL" in groups:
         trial = groups.setdefault("TRIAL", Group(description="Trial"))
-        for name, value in (("ACTUAL_START_FIELD", first), ("ACTUAL_END_FIELD", first + frames - 1)):
+        for name, value in (("ACTUAL_START_FIELD", first), ("ACTUAL_END_FIELD", first + max(frames, 1) - 1)):
             trial[name] = Parameter(np.array([value & 0xFFFF, value >> 16], np.uint16).view(np.int16), name.title())
     return groups
 
