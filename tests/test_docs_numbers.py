@@ -9,7 +9,9 @@ import inspect
 import pathlib
 import re
 import tomllib
+import warnings
 
+import numpy as np
 import pytest
 
 from corpus_files import CORPUS, manifest, needs_corpus
@@ -151,3 +153,145 @@ def test_markers_doc_corpus_counts():
     with pytest.warns(UserWarning, match="disagree"):  # its two scales (docs/markers.md, "Scale")
         names = list(core.read(mac).names)
     assert number(r"MACsample has (\w+) `RTHI`", text) == "three" and names.count("RTHI") == 3
+
+
+def test_readme_auto_scale_heights_and_import_slices():
+    from mocap_io.addon.common import progress, units
+
+    text = doc("README.md")
+    low, high = map(float, re.search(r"makes the figure ([\d.]+)-([\d.]+) m large", " ".join(text.split())).groups())
+    assert units.HUMAN_HEIGHTS == (low, high)
+    assert units._HUMAN_HEIGHT == float(number(r"brings it nearest ([\d.]+) m", text))
+    assert progress.SteppedImport._SLICE * 1000 == int(number(r"slices of ~(\d+) ms", text))
+
+
+def test_readme_fuzz_case_count():
+    import fuzz_cases
+
+    assert number(r"a fuzz test feeds them (\w+) of mutated files", doc("README.md")) == "thousands"
+    assert fuzz_cases.CASES * len(fuzz_cases.FORMATS) >= 2000
+
+
+def test_htr_doc_header_keywords():
+    from mocap_io.core.formats import htr
+
+    assert number(r"the (\w+) header keywords", doc("docs/htr.md")) == "twelve" and len(htr.HEADER_KEYS) == 12
+
+
+@needs_corpus
+def test_htr_doc_egnaro_symmetry():
+    """egnaro's base pose is mirror-symmetric across x = 0 to the stated mm with the default reading."""
+    text = doc("docs/htr.md")
+    close, far = re.search(
+        r"x = 0 to ([\d.]+) mm \(the file's 6 decimals\) with this reading, but (\d+) mm", " ".join(text.split())
+    ).groups()
+    path = CORPUS / "htr/animal3d-egnaro/egnaro_skel_anim.htr"
+
+    def asymmetry(motion):  # as tests/core/test_htr_convert.py measures it, in the file's mm
+        rest, names = motion.skeleton.rest_world()[1], motion.skeleton.names
+        right = [names.index(n) for n in names if n.startswith("R_")]
+        left = [names.index("L_" + names[j][2:]) for j in right]
+        return abs(rest[right] * [-1, 1, 1] - rest[left]).max()
+
+    assert f"{asymmetry(core.read(path)):.4f}" == close
+    assert f"{asymmetry(core.read(path, euler_reading='applied')):.0f}" == far
+
+
+@needs_corpus
+def test_memg_doc_corpus_cloth_layout_scores(tmp_path):
+    column, row = re.search(
+        r"the corpus cloth: ([\d.]+) against ([\d.]+)\)", " ".join(doc("docs/memg.md").split())
+    ).groups()
+    cloth = CORPUS / "mesh/gl-geometry-cloth"
+    core.write(core.read(cloth / "basicCloth.pc2", obj=cloth / "basicCloth.obj"), tmp_path / "cloth.memg")
+    scores = core.read(tmp_path / "cloth.memg").layout_scores
+    assert (f"{scores['column']:.3f}", f"{scores['row']:.1f}") == (column, row)
+
+
+def test_markers_doc_c3d_numbers():
+    from fractions import Fraction
+
+    from mocap_io.addon.build import markers as markers_build
+    from mocap_io.core.formats.c3d import reader as c3d_reader
+
+    text = doc("docs/markers.md")
+    cameras = int(number(r"camera c \+ 1 \((\d+) cameras\)", text))
+    mask = f"0x{(1 << cameras) - 1:X}"
+    assert f"& {mask}" in inspect.getsource(c3d_writer) and f">> 8, {mask}" in inspect.getsource(c3d_reader)
+    rule, most = re.search(
+        r"largest coordinate / (\d+), c3d.org's rule\), up to (\d+)\.", " ".join(text.split())
+    ).groups()
+    source = inspect.getsource(c3d_writer)
+    assert f"largest / {rule}" in source and f"np.clip(np.rint(residual), 0, {most})" in source
+    assert markers_build._SINGLE == Fraction(1, 2 ** int(number(r"\(2\^-(\d+) relative\)", text)))
+    # "our 70,000-frame files": tests/core/test_c3d.py::test_more_than_65535_frames writes and reads them
+    assert number(r"read our ([\d,]+)-frame files", text) == "70,000"
+
+
+def test_cli_doc_input_rates_and_report_lines(tmp_path):
+    import asf_samples
+    from mocap_io.core.formats import obj, pc2
+
+    text = doc("docs/cli.md")
+    amc, pc2_rate, sequence = map(float, re.search(r"store no rate: (\d+), (\d+) and (\d+) by default", text).groups())
+    (tmp_path / "s.asf").write_text(asf_samples.ASF)
+    (tmp_path / "s.amc").write_text(asf_samples.amc_text(asf_samples.amc_values(2)))
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", ".*unknown section")
+        assert core.read(tmp_path / "s.amc").fps == amc
+    pc2.write_pc2(tmp_path / "c.pc2", [[[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]] * 2)
+    (tmp_path / "c.obj").write_text("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n")
+    assert core.read(tmp_path / "c.pc2").fps == pc2_rate
+    assert inspect.signature(obj.read_obj_sequence).parameters["fps"].default == sequence
+    assert number(r"`--input-fps` \((\d+)\) / its sampling step", text) == f"{pc2_rate:g}"
+    # the batch summary: the first ten files read in part and the first ten errors
+    assert re.findall(r"the first (\w+) (?:files read in part|errors)", " ".join(text.split())) == ["ten", "ten"]
+    source = inspect.getsource(batch)
+    assert "short[:10]" in source and "errors[:10]" in source
+    dropped, declared, read = map(
+        int, re.search(r"read in part: (\d+) of the (\d+) frames it declares dropped \((\d+) read\)", text).groups()
+    )
+    assert dropped == declared - read
+    assert "read in part: {declared - frames} of the {declared} " in source
+
+
+@needs_corpus
+def test_cli_doc_describes_the_cmu_walk():
+    from mocap_io.cli import files
+
+    line = number(r"`wrote walk\.htr: (\d+ frames at \d+ fps, \d+ joints)`", doc("docs/cli.md"))
+    assert files.describe(core.read(CORPUS / "asfamc/cmu-imusim/16_15.amc")) == line
+
+
+def test_famc_doc_encoder_constants():
+    from fractions import Fraction
+
+    from mocap_io.core.formats.famc import container, skinning
+
+    text = " ".join(doc("docs/famc.md").split())
+    translation = number(r"mean vertex per frame \(DCT, quantised at ([\d/]+) of the target error\)", text)
+    trajectory = number(r"four points' trajectories \(DCT, quantised at ([\d/]+) of the target error\)", text)
+    assert (famc_model.TRANSLATION_STEP, famc_model.TRAJECTORY_STEP) == (Fraction(translation), Fraction(trajectory))
+    assert skinning.MIN_EXTENT == float(number(r"thinner than the anchors' ([\de.-]+) floor", text))
+    assert "starting at sqrt(vertices) / 2 clusters and doubling" in text
+    for vertices in (1, 7, 100, 400, 5000):
+        assert container._cluster_counts(vertices)[0] == max(1, round(vertices**0.5 / 2))
+
+
+@needs_corpus
+def test_asf_doc_motionbuilder_conversion_of_16_15():
+    """The joints MotionBuilder kept of CMU 16_15 are where our reading puts the bone starts at its
+    keys (every 4th frame), to the stated fraction of the height (tests/core/test_asf_corpus.py
+    checks 1e-5 with the reasons; this pins the doc's figures)."""
+    text = " ".join(doc("docs/asf-amc.md").split())
+    joints, fraction = re.search(
+        r"all (\d+) joints it kept are where our reading puts the bone starts, to ([\de.-]+) of the height", text
+    ).groups()
+    acclaim = core.read(CORPUS / "asfamc/cmu-imusim/16_15.amc")
+    mobu = core.read(CORPUS / "bvh/motionbuilder-cmu/16_15.bvh")
+    assert len(mobu.skeleton.names) == int(joints)
+    index = [acclaim.skeleton.index(n) for n in mobu.skeleton.names]
+    ours = acclaim.world_positions()[::4, index] * (2.54 / 0.45)
+    theirs = mobu.world_positions()[::4]
+    height = np.ptp(mobu.world_positions()[0], axis=0).max()
+    assert abs(ours - theirs).max() / height == pytest.approx(float(fraction), abs=0.05e-6)
