@@ -5,6 +5,7 @@ import numpy as np
 
 from . import rotations
 from .bone_map import find_roles, up_from_roles
+from .feet import across
 from .fk import points_in_world
 from .skeleton import child_lists, descendants
 
@@ -69,7 +70,7 @@ class Body:
 
     def horizontal(self, vectors):
         """vectors (..., 3) without their part along `up`."""
-        return vectors - (vectors @ self.up)[..., None] * self.up
+        return across(vectors, self.up)
 
     def frame(self):
         """(3, 3) columns lateral, up, forward (lateral x up): the body's standing frame; None

@@ -146,8 +146,8 @@ def plant(ankle, offsets, ball, phase, roll, lift, up, floor, heights, settle, h
 
 
 def across(points, up):
-    """points (..., 3) without their part along unit `up`."""
-    return points - (points @ up)[..., None] * up
+    """points (..., 3) without their part along unit `up` (3,) or (..., 3)."""
+    return points - np.sum(points * up, axis=-1, keepdims=True) * up
 
 
 def _lead(directions, limit):
@@ -156,13 +156,13 @@ def _lead(directions, limit):
     radians (a hold of `limit` then covers the roll from `limit` before the start's to `limit`
     past it)."""
     turn = rotations.swing(directions[0], directions[-1])
-    angle = np.linalg.norm(rotations.quat_to_rotvec(rotations.matrix_to_quat(turn)))
+    angle = np.linalg.norm(rotations.matrix_to_rotvec(turn))
     return rotations.scale_rotation(turn, min(0.5, limit / max(angle, 1e-300)))
 
 
 def _at_most(turns, limit):
     """Rotations (n, 3, 3) `turns` cut back about their own axes to at most `limit` radians."""
-    angles = np.linalg.norm(rotations.quat_to_rotvec(rotations.matrix_to_quat(turns)), axis=1)
+    angles = np.linalg.norm(rotations.matrix_to_rotvec(turns), axis=1)
     return rotations.scale_rotation(turns, np.minimum(1.0, limit / np.maximum(angles, 1e-300)))
 
 
@@ -239,7 +239,7 @@ def two_bone_ik(hip, knee, ankle, goal, pole=None, soft=0.0):
     line /= np.linalg.norm(line, axis=1, keepdims=True)
     if pole is not None:
         near = 0.2 * thigh[:, None]  # the knee 12 degrees off the line
-        off = np.linalg.norm(bent - np.sum(bent * line, axis=1, keepdims=True) * line, axis=1)[:, None]
+        off = np.linalg.norm(across(bent, line), axis=1)[:, None]
         bent = bent + np.maximum(near - off, 0.0) * pole
     bend = np.einsum("nij,nj->ni", rotations.swing(line, direction), _perpendicular(bent, line))
     along = (thigh**2 - shin**2 + distance**2) / (2.0 * distance)
@@ -253,7 +253,7 @@ def two_bone_ik(hip, knee, ankle, goal, pole=None, soft=0.0):
 
 def _perpendicular(v, direction):
     """Unit part of v (n, 3) perpendicular to unit `direction`; any perpendicular where v has none."""
-    part = v - np.sum(v * direction, axis=1, keepdims=True) * direction
+    part = across(v, direction)
     norm = np.linalg.norm(part, axis=1, keepdims=True)
     fallback = np.cross(direction, np.eye(3)[np.argmin(np.abs(direction), axis=1)])
     part = np.where(norm > 1e-9 * np.linalg.norm(v, axis=1, keepdims=True), part, fallback)

@@ -321,11 +321,20 @@ def quat_to_axis_angle(q):
     return axis, angle
 
 
+def matrix_to_rotvec(m):
+    """Rotation vectors (..., 3) (axis times angle in [0, pi]) of rotation matrices (..., 3, 3)."""
+    return quat_to_rotvec(matrix_to_quat(m))
+
+
+def rotvec_to_matrix(r):
+    """Rotation matrices (..., 3, 3) of rotation vectors (..., 3)."""
+    return quat_to_matrix(rotvec_to_quat(r))
+
+
 def scale_rotation(matrices, factors):
     """Rotation matrices (..., 3, 3) turned `factors` (...) of the way from the identity to
     `matrices` (..., 3, 3), about their own axes (0: none, 1: all; beyond half a turn the shorter way)."""
-    vectors = quat_to_rotvec(matrix_to_quat(matrices)) * np.asarray(factors, dtype=float)[..., None]
-    return quat_to_matrix(rotvec_to_quat(vectors))
+    return rotvec_to_matrix(matrix_to_rotvec(matrices) * np.asarray(factors, dtype=float)[..., None])
 
 
 def slerp(q0, q1, t):

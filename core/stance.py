@@ -83,7 +83,7 @@ def place_roots(take, movers, world, root_scale, levels):
         return placed
     sockets = take.position[:, list(source.sockets)].mean(axis=1)
     height = levels.ground + levels.scale * (sockets @ up - levels.floor)
-    goal = levels.stride * (sockets - (sockets @ up)[:, None] * up) + height[:, None] * up
+    goal = levels.stride * feet.across(sockets, up) + height[:, None] * up
     placed[hips] = goal - np.mean([below(target.skeleton, world, hips, k) for k in target.sockets], axis=0)
     if set(source.feet) == set(target.feet) == {"L", "R"}:
         linear = np.stack(world, axis=1)
@@ -223,7 +223,7 @@ def _bend_legs(target, world, position, goals, up, blend):
         pole = _knee_pole(target, world, position, thigh, shin)[frames]
         bends = (*feet.two_bone_ik(*chain, goal[frames], pole, SOFT * target.legs), turns[frames])
         vectors = np.zeros((len(planted), 3, 3))
-        vectors[frames] = np.stack([rotations.quat_to_rotvec(rotations.matrix_to_quat(b)) for b in bends], axis=1)
+        vectors[frames] = np.stack([rotations.matrix_to_rotvec(b) for b in bends], axis=1)
         for _ in range(2):  # the second pass catches what the first undershoots (see _steady)
             _steady(vectors, planted, position[shin] - position[thigh], position[foot] - position[shin])
         padded = np.pad(planted, 1)
@@ -233,7 +233,7 @@ def _bend_legs(target, world, position, goals, up, blend):
         widths[edges] = np.maximum(blend, np.ceil(1.5 * most / MOST_TURN))
         vectors, weight = feet.ramps(vectors, planted, widths)
         moving = np.flatnonzero(weight > 0)
-        upper, lower, turn = (rotations.quat_to_matrix(rotations.rotvec_to_quat(vectors[moving, i])) for i in range(3))
+        upper, lower, turn = (rotations.rotvec_to_matrix(vectors[moving, i]) for i in range(3))
         kept = set(descendants(children, foot))
         for top, bend in ((thigh, upper), (shin, lower)):
             for k in descendants(children, top):
@@ -253,7 +253,7 @@ def _steady(vectors, planted, thigh, shin):
     the other half of MOST_TURN a frame: the foot gives a little there instead of the leg jerking.
     The cut is measured in the correction's own angle, which undershoots where the correction turns
     the bone across its own turn: the caller runs this twice."""
-    upper, lower = (rotations.quat_to_matrix(rotations.rotvec_to_quat(vectors[:, i])) for i in range(2))
+    upper, lower = (rotations.rotvec_to_matrix(vectors[:, i]) for i in range(2))
     free, turned = (thigh, shin), (np.einsum("fij,fj->fi", upper, thigh), np.einsum("fij,fj->fi", lower @ upper, shin))
     excess = np.max([_turns(t) - 1.5 * _turns(f) - MOST_TURN / 2 for f, t in zip(free, turned)], axis=0)
     step = np.diff(vectors[:, :2], axis=0)

@@ -8,6 +8,7 @@ import numpy as np
 
 from ... import core
 from ...core import rotations
+from ...core.rebase import rebase
 from ..common import compat
 from ..common.progress import run
 from ..common.transaction import all_or_nothing
@@ -140,22 +141,8 @@ def _rest_in_world(motion, source):
     rest = np.repeat(np.eye(3)[None], skeleton.joint_count, axis=0)
     if skeleton.rest_rotations is not None:
         rest = skeleton.rest_rotations.copy()
-    euler = motion.euler.copy()
-    for root in skeleton.roots:  # world = (turn R) E' = R E: E' = R^T turn^T R E
-        order = motion.euler_orders[root]
-        local = rest[root].T @ turn.T @ rest[root] @ rotations.euler_to_matrix(euler[:, root], order)
-        euler[:, root] = rotations.euler_continuity(rotations.matrix_to_euler(local, order))
-        rest[root] = turn @ rest[root]
-    standing = core.Skeleton(
-        skeleton.names,
-        skeleton.parents,
-        skeleton.offsets,
-        channels=skeleton.channels,
-        end_site_parents=skeleton.end_site_parents,
-        end_site_offsets=skeleton.end_site_offsets,
-        rest_rotations=rest,
-    )
-    return core.Motion(standing, motion.fps, euler, motion.euler_orders, motion.translations)
+    rest[skeleton.roots] = turn @ rest[skeleton.roots]
+    return rebase(motion, np.broadcast_to(np.eye(3), rest.shape), rest)  # every world frame as it was
 
 
 def _usable(obj, role):

@@ -125,7 +125,7 @@ def export_frames(scene, take, frame_range="TAKE", frame_rate="TAKE", frame_star
         step = Fraction(1)
         if first != round(first):  # every scene frame: the whole ones
             first = float(math.ceil(first))
-    count = math.floor((last - first) / step + 1e-6) + 1 if last >= first else 0
+    count = Take(first, last, step).count if last >= first else 0
     if count < 1:
         raise ValueError(f"the frame range {first:g}-{last:g} is empty")
     if max(step.numerator, step.denominator) < 2**21:  # i * numerator is exact: one rounding
