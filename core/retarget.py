@@ -64,7 +64,7 @@ def retarget(
     position_target = stance.world_positions(target, world_target, placed)
     if fix_feet:
         contact = {"height": contact_height, "speed": contact_speed, "blend": blend}
-        stance.plant_feet(take, world_target, position_target, levels, **contact)
+        stance.plant_feet(take, movers, world_target, position_target, levels, **contact)
     orders = _orders(target, euler_orders)
     euler = np.empty((motion.frame_count, target.joint_count, 3))
     translations = np.repeat(target.offsets[None], motion.frame_count, axis=0)

@@ -101,13 +101,16 @@ def place_roots(take, movers, world, root_scale, levels):
     return placed
 
 
-def plant_feet(take, world, position, levels, *, height, speed, blend):
+def plant_feet(take, movers, world, position, levels, *, height, speed, blend):
     """Hold the target's feet on its floor while the source's stand, bending its legs: `world` and
     `position` (the target's world rotations and positions, one array per joint) are changed in
-    place. Contacts: see feet.contacts (`height`, `speed`); `blend`: seconds over which a planted
-    foot eases in and out, at least."""
+    place; a pelvis lowered to reach moves the `movers` (the joints whose positions are placed) and
+    what hangs from them. Contacts: see feet.contacts (`height`, `speed`); `blend`: seconds over
+    which a planted foot eases in and out, at least."""
     goals = _foot_goals(take, world, position, levels, {"height": height, "speed": speed}, blend * take.fps)
-    _bend_legs(take.target, world, position, goals, take.up, blend * take.fps)
+    children = child_lists(take.target.skeleton.parents)
+    moving = sorted({k for m in movers for k in descendants(children, m)})
+    _bend_legs(take.target, world, position, goals, moving, take.up, blend * take.fps)
 
 
 def world_positions(skeleton, world, fixed):
@@ -187,11 +190,11 @@ def _stance_width(take, position, side, ankle):
     return (source_share - target_share) * width * lateral
 
 
-def _bend_legs(target, world, position, goals, up, blend):
+def _bend_legs(target, world, position, goals, moving, up, blend):
     """Bend the legs {(thigh, shin, foot): (goals, turns, planted)} of Body `target` in `world` so
     that planted feet reach their goals (in place, updating `world` and `position`).
 
-    Every joint first moves down along `up` as far as a planted goal needs to lie no farther from
+    The `moving` joints first move down along `up` as far as a planted goal needs to lie no farther from
     the hip than the free leg's ankle does (a planted leg never straighter than the source's: near
     full reach a small move of the goal turns the knee a lot) nor out of the soft IK's reach (eased
     over `blend` frames). Then, on planted frames, a two-bone IK turns the thigh's subtree about the
@@ -214,8 +217,8 @@ def _bend_legs(target, world, position, goals, up, blend):
         drop = np.maximum(drop, np.where(planted, feet.drop_to_reach(position[thigh], goal, reach, up), 0.0))
     if np.any(drop > 0):
         drop = feet.ease_up(drop, int(np.ceil(2 * blend)))
-        for joint in position:
-            joint -= drop[:, None] * up
+        for k in moving:
+            position[k] -= drop[:, None] * up
     children = child_lists(skeleton.parents)
     for (thigh, shin, foot), (goal, turns, planted) in goals.items():
         frames = np.flatnonzero(planted)

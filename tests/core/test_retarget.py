@@ -272,3 +272,17 @@ def test_knees_bend_forward_when_a_sprinters_straight_leg_is_bent_to_reach_its_f
         off = (knee - hip) - np.sum((knee - hip) * line, axis=1, keepdims=True) * line
         behind = -np.sum(off * forward, axis=1) / np.linalg.norm(forward, axis=1) / np.linalg.norm(knee - hip, axis=1)
         assert behind.max() < np.sin(np.radians(1.0)), side
+
+
+@needs_corpus
+def test_a_pelvis_lowered_to_reach_the_feet_moves_hips_that_hang_from_an_unmapped_root():
+    """The CMU walk onto the Bandai Namco skeleton, whose hips hang from a root joint no source joint
+    maps to: where a planted foot is out of reach the pelvis is lowered, and the written hips carry
+    that drop (it was lost, and the soles floated 5 to 8 cm above the ground)."""
+    source, bandai = read_take(CORPUS, "walk"), read_take(CORPUS, "run").skeleton
+    moved = core.retarget(source, bandai)
+    root = bandai.names[0]
+    assert root not in core.auto_map(source.skeleton, bandai).values()
+    quality = measure(source, moved, None, target_floor=0.0, unit=0.01)
+    assert -0.01 <= quality.sole_min and quality.sole_max <= 0.02
+    assert quality.slide_max <= 0.05
