@@ -80,15 +80,16 @@ def phases(ankle_contact, ball_contact):
     return np.where(ankle_contact, HEEL, 0) + np.where(ball_contact, TOE, 0)
 
 
-def plant(ankle, offsets, ball, phase, roll, lift, up, floor, heights, settle, hold_limit):
+def plant(ankle, offsets, ball, phase, roll, lift, up, floor, depths, settle, hold_limit):
     """Where a planted foot goes: (ankle goals (F, 3), foot turns (F, 3, 3), planted (F,) bool).
 
     ankle (F, 3): the foot joint's free world position; offsets (F, N, 3): the foot's points (its
     joints and their tips) from the ankle in the world, offsets[:, ball] the ball's; phase (F,): see
     `phases`; roll (F,) in [0, 1]: how much a flat foot turns about the ball rather than the ankle
     (the source's); lift (F,): the source's ball's height along up, scaled to the target; up: unit
-    up; floor: the floor's height along up; heights: (ankle, ball) heights above the floor of a flat
-    foot (the rest pose's; -inf for a rest pose that does not stand).
+    up; floor: the floor's height along up; depths (N,): how far below each foot point its sole
+    lies (a rest pose standing on flat feet: each point's rest height above the floor, the ankle's
+    the most; else 0: the points themselves touch the floor).
 
     Each run of planted frames (a contact) holds its pivot's place on the floor plane: the ankle's
     while the heel stands, the ball's while the toe does; the first phase its mean place, each later
@@ -100,8 +101,9 @@ def plant(ankle, offsets, ball, phase, roll, lift, up, floor, heights, settle, h
     before the flat one keep that turn), and the hold covers twice as much roll. Beyond it the foot
     turns as the source's does, about what stands next (the ball before a toe phase, the ankle
     before a heel phase), else as `roll` says; the turn eases away over `settle` frames of the next
-    phase. Heights: the ankle as high as a flat foot's, or as puts the ball at a flat foot's height,
-    or the foot's lowest point on the floor, whichever is highest (heel, toe and toes bent down),
+    phase. Heights: the foot as high as puts its sole on the floor, the sole being each point
+    lowered by its depth (the ankle as high as a flat foot's, the ball or a toe bent down no lower
+    than it lies at rest: Rigify's toe joint sits 1.7 cm above the floor, in the toes' flesh),
     smoothed over an eighth of `settle` frames either side (a capture's jitter at 120 fps; at 30
     fps a frame is a real step, and smoothing would sink a short contact's last frames into the
     floor). In a toe phase the foot rises as the source's ball rises from where it stood at the
@@ -137,8 +139,7 @@ def plant(ankle, offsets, ball, phase, roll, lift, up, floor, heights, settle, h
                 weight = {TOE: 1.0, HEEL: 0.0}.get(following, roll[span, None])
                 goal[span] = (1.0 - weight) * place + weight * (place + to_ball[0] - to_ball)
         moved = np.einsum("fij,fnj->fni", turns[start:stop], offsets[start:stop])
-        lowest = np.maximum(heights[0], heights[1] - moved[:, ball] @ up)
-        height = floor + smooth(np.maximum(lowest, -(moved @ up).min(axis=1)), int(settle / 8))
+        height = floor + smooth((depths - moved @ up).max(axis=1), int(settle / 8))
         for first, last in runs(phase[start:stop] == TOE):
             height[first:last] += np.maximum(lift[start + first : start + last] - lift[start + first], 0.0)
         goal[start:stop] = across(goal[start:stop], up) + height[:, None] * up

@@ -165,10 +165,10 @@ def _foot_goals(take, world, position, levels, contact, settle):
         joints = list(target.feet[side][0])
         tip = joints.index(target.roles[f"toe.{side}"]) if f"toe.{side}" in target.roles else offsets.shape[1] - 1
         rest = target.points(target.rest_rotations[None], target.rest[None], side)[0]
-        heights = target.height(rest[[0, tip]]) if target.flat_feet else np.full(2, -np.inf)  # no flat pose
+        depths = target.height(rest) if target.flat_feet else np.zeros(len(rest))  # no flat pose
         free = position[foot] + (_stance_width(take, position, side, ankle) if stance else 0.0)
         lift = levels.scale * (ball @ up)
-        goals[chain] = feet.plant(free, offsets, tip, phase, roll, lift, up, levels.ground, heights, settle, HOLD)
+        goals[chain] = feet.plant(free, offsets, tip, phase, roll, lift, up, levels.ground, depths, settle, HOLD)
     return goals
 
 

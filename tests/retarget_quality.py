@@ -24,8 +24,12 @@ stance        per source foot, frames where the foot's lowest point lies within 
               is the slower of its steps from the frame before and to the frame after (a foot that
               lands at f is still from f on). Ankle contacts and ball contacts are found the same
               way from the foot joint alone and from the toe joint alone.
-sole          the target foot's lowest point above the target floor during the source foot's
-              stance, metres: min and max over both feet (accept -0.01 <= min, max <= +0.02).
+sole          the target foot's sole above the target floor during the source foot's stance,
+              metres: min and max over both feet (accept -0.01 <= min, max <= +0.02). The sole is
+              the lowest, over the foot points, of each point's height less its depth: its rest
+              height above the floor where that floor is the rest pose's (a rig standing on its
+              feet: Rigify's toe joint sits 1.7 cm above its floor, in the toes' flesh, and a
+              toe lying flat at push-off stands on the floor), else 0.
               For comparison, source_sole: the most the source's own stance soles lie above its
               lowest foot point over the take, scaled by L_target / L_source (what copying the
               source's heights would give).
@@ -75,13 +79,9 @@ TAKES = {  # the corpus sources: name: (files under the corpus, metres per unit,
     "asf": (("asfamc/cmu/02_03.amc", "asfamc/cmu/02.asf"), CMU_UNIT, 0),
 }
 UP = (0.0, 1.0, 0.0)  # the takes' up axis, and the rigs' as the harness reads them
-# What the default retarget (fix_feet) still fails, (take, rig): acceptance points (issue 27, open:
-# Rigify's toe joint sits 1.7 cm above its floor at rest, so once the jog's toes bend up at push-off
-# the lowest foot point the harness sees is that joint, lifted further as the source's ball leaves the
-# floor). A test asserts exactly these fail: any other failure, or one of these passing, shows there.
-OPEN = {
-    ("asf", "rigify"): {"sole"},
-}
+# What the default retarget (fix_feet) still fails, (take, rig): acceptance points. A test asserts
+# exactly these fail: any other failure, or one of these passing, shows there.
+OPEN = {}
 STANCE_HEIGHT = 0.03  # leg lengths above the foot's lowest height over the take
 STANCE_SPEED = 0.15  # leg lengths per second
 SHORTEST_RUN = 3  # frames
@@ -129,6 +129,7 @@ class _Rig:
     rest_positions: np.ndarray  # (J, 3)
     feet: dict  # side: (F, n, 3) foot points over the take
     rest_feet: dict  # side: (n, 3)
+    depths: dict  # side: (n,) how far below each foot point its sole lies (see "sole")
     standing: bool  # the rest pose stands upright along `up`
     floor: float
     leg: float
@@ -177,8 +178,10 @@ def _rig(motion, roles, up, floor=None):
     trunk = rest_positions[roles["head"]] - rest_positions[roles["hips"]]
     standing = bool(trunk @ up > math.cos(math.radians(30)) * np.linalg.norm(trunk))
     rest_floor = min(float((rest_feet[s] @ up).min()) for s in SIDES)
+    depths = {side: np.zeros(len(rest_feet[side])) for side in SIDES}
     if floor is None:
         floor = rest_floor if standing else math.nan
+        depths = {side: rest_feet[side] @ up - rest_floor for side in SIDES}
     legs = []
     for side in SIDES:
         socket, ankle = rest_positions[roles[f"thigh.{side}"]], rest_positions[roles[f"foot.{side}"]]
@@ -192,6 +195,7 @@ def _rig(motion, roles, up, floor=None):
         rest_positions=rest_positions,
         feet=feet,
         rest_feet=rest_feet,
+        depths=depths,
         standing=standing,
         floor=floor,
         leg=float(np.mean(legs)),
@@ -221,7 +225,10 @@ def measure(
     s, t = _rig(source, source_roles, up), _rig(target, target_roles, up, target_floor)
     fps, count, nan = source.fps, source.frame_count, np.full(source.frame_count, math.nan)
     stance = {side: _contacts(s.feet[side], up, fps, s.leg, s.at("hips")) for side in SIDES}
-    sole = [np.where(stance[side], (t.feet[side] @ up).min(axis=1) - t.floor, math.nan) * unit for side in SIDES]
+    sole = [
+        np.where(stance[side], (t.feet[side] @ up - t.depths[side]).min(axis=1) - t.floor, math.nan) * unit
+        for side in SIDES
+    ]
     ground = min((s.feet[side] @ up).min() for side in SIDES)
     source_sole = [np.where(stance[side], (s.feet[side] @ up).min(axis=1) - ground, math.nan) for side in SIDES]
     slide, source_slide, contacts = [], [], 0

@@ -115,6 +115,34 @@ def test_a_knee_that_pops_for_one_frame_shows_in_turn_and_knee():
     assert {"turn", "knee"} <= failures(quality, fix_feet=False).keys()
 
 
+def test_a_sole_lies_below_a_toe_joint_as_far_as_that_joint_stands_above_the_floor_at_rest():
+    """Rigify's toe joint sits above its floor at rest (its heel bone lies on it): a heel raised about
+    that joint leaves the sole on the floor, and the toe joint put on the floor has sunk the toes."""
+    raised = "ball+hips*0.0210526315789"  # 2 cm above the ball (hips: 95 cm up)
+    moved = {"ball": raised, "toe_tip": raised + "+ball*-1+toe_tip"}
+
+    def place(where):
+        base, mirror = (where[:-2], ".R") if where.endswith(".R") else (where, "")
+        return moved.get(base, base) + mirror
+
+    rows = [(name, parent, place(where)) for name, parent, where in rig_samples.MIXAMO]
+    heel = "ball*3+toe_tip*-2"  # (9, 1, -3): on the floor, behind the ankle
+    rows += [(f"{side}Heel", f"mixamorig:{side}Foot", heel + m) for side, m in (("Left", ""), ("Right", ".R"))]
+    rig = rig_samples.build(rows)
+    rest = np.repeat(rig.offsets[None], 30, axis=0)
+    motion = core.Motion(rig, FPS, np.zeros((30, rig.joint_count, 3)), ["XYZ"] * rig.joint_count, rest)
+    source = standing()
+    feet, toes = ([rig.index(f"mixamorig:{side}{j}") for side in ("Left", "Right")] for j in ("Foot", "ToeBase"))
+    for drop, expected in ((0.0, 0.0), (2.0, -0.02)):  # the ball joint kept at its rest height, then on the floor
+        euler, translations = motion.euler.copy(), motion.translations.copy()
+        euler[:, feet, 0], euler[:, toes, 0] = math.radians(10.0), -math.radians(10.0)  # heels up, toes flat
+        ball = np.array([0.0, -6.0, 13.0])  # ankle to ball
+        translations[:, 0, 1] += ball[1] - (rotations.axis_rotation("X", math.radians(10.0)) @ ball)[1] - drop
+        heeled = core.Motion(rig, FPS, euler, motion.euler_orders, translations)
+        quality = measure(source, heeled, None, UP, unit=0.01)
+        assert quality.sole_min == pytest.approx(expected) and quality.sole_max == pytest.approx(expected)
+
+
 def test_the_bone_map_is_checked_against_the_roles():
     source = standing()
     bone_map = {n: n for n in SKELETON.names} | {"mixamorig:LeftUpLeg": "mixamorig:RightUpLeg"}
