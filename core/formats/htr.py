@@ -22,6 +22,7 @@ from .. import rebase, rotations
 from ..atomic import atomic_write
 from ..errors import ParseError, require_finite
 from ..frame_rate import snap_rate, stands_for
+from ..inputs import read_input
 from ..motion import Motion
 from ..numtext import (
     decode_text,
@@ -75,8 +76,7 @@ def read_htr(path, *, euler_reading="product", strict=True):
     """
     if euler_reading not in READINGS:
         raise ValueError(f"euler_reading must be one of {READINGS}, not {euler_reading!r}")
-    with open(path, "rb") as f:
-        data = normalize_newlines(f.read())
+    data = normalize_newlines(read_input(path))
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     head = _Head(path)

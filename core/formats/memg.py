@@ -22,6 +22,7 @@ import numpy as np
 
 from ..atomic import atomic_writes
 from ..errors import ParseError, first_nonfinite, require_finite
+from ..inputs import read_input
 from ..mesh import GroupBasis, MeshAnimation
 from .obj import obj_beside, obj_vertices, read_obj_beside, write_obj_to
 
@@ -37,8 +38,7 @@ def read_memg(path, *, obj=None, layout="auto"):
     if layout not in ("auto",) + LAYOUTS:
         raise ValueError(f"layout must be 'auto', 'column' or 'row', not {layout!r}")
     mesh = read_obj_beside(path, obj)
-    with open(path, "rb") as f:
-        data = f.read()
+    data = read_input(path)
     stream = _Stream(path, data)
     (fps,) = stream.counts(1, "frame rate")
     if fps <= 0:

@@ -18,6 +18,7 @@ import numpy as np
 
 from ..atomic import atomic_write
 from ..errors import ParseError, require_finite
+from ..inputs import read_input
 from ..mesh import Mesh, MeshAnimation
 from ..numtext import format_table, line_spans, parse_table, splice
 from ..sequence import find_frames, frame_path
@@ -30,8 +31,7 @@ _SMOOTH_MAX = 2**31 - 1
 
 def read_obj(path):
     """Read an OBJ file into a Mesh; errors name the file and line."""
-    with open(path, "rb") as f:
-        return parse_obj(f.read(), path)
+    return parse_obj(read_input(path), path)
 
 
 def obj_beside(path, obj=None):

@@ -11,6 +11,7 @@ import numpy as np
 
 from ..atomic import atomic_write
 from ..errors import ParseError, first_nonfinite, require_finite
+from ..inputs import read_input
 from ..mesh import MeshAnimation
 from .obj import obj_beside, read_obj_beside
 
@@ -24,8 +25,7 @@ _HEADER = np.dtype(
 
 def read_pc2(path):
     """(positions (samples, points, 3) float32, start frame, sampling step) of a PC2 file."""
-    with open(path, "rb") as f:
-        data = f.read()
+    data = read_input(path)
     if len(data) < _HEADER.itemsize:
         raise ParseError(path, f"file too short for a PC2 header ({len(data)} of {_HEADER.itemsize} bytes)", offset=0)
     header = np.frombuffer(data, _HEADER, count=1)[0]

@@ -15,6 +15,7 @@ import numpy as np
 
 from ..atomic import atomic_write
 from ..errors import MEMORY_FLOOR, MEMORY_PER_BYTE, ParseError, check_memory
+from ..inputs import open_input
 from ..markers import Markers
 from ..numtext import (
     decimal_digits,
@@ -55,8 +56,8 @@ def read_trc(path):
     are read in chunks of lines parsed on parallel threads, straight into the positions array:
     time and memory grow with the file, never with a count it declares.
     """
-    with open(path, "rb") as f:
-        size = os.fstat(f.fileno()).st_size
+    with open_input(path) as f:
+        size = f.size
         lines, rest, f = _header_lines(path, f)
         text = [decode_text(line) for line in lines]
         fields = _split(text[0])

@@ -13,6 +13,7 @@ import warnings
 import numpy as np
 
 from ...errors import MEMORY_FLOOR, ParseError, check_memory
+from ...inputs import read_input
 from ...motion import Motion
 from ...numtext import decimal_values, normalize_newlines, parse_number, parse_numbers, ranges
 from .reader_asf import AsfRecord, euler_order
@@ -42,8 +43,7 @@ def read_amc(path, skeleton, *, fps=None, fill_missing=False):
     record = skeleton.record
     if not isinstance(record, AsfRecord):
         raise ValueError("read_amc needs the Skeleton of an ASF (read_asf), which knows the bones' axes and dofs")
-    with open(path, "rb") as f:
-        data = normalize_newlines(f.read())
+    data = normalize_newlines(read_input(path))
     size = len(data)
     if data.startswith(b"\xef\xbb\xbf"):
         data = b"   " + data[3:]  # same offsets, same lines

@@ -25,6 +25,7 @@ import numpy as np
 
 from ... import rotations
 from ...errors import ParseError
+from ...inputs import read_input
 from ...numtext import decode_text, normalize_newlines, parse_number
 from ...skeleton import CyclicHierarchy, Skeleton, parents_first
 
@@ -113,8 +114,7 @@ def read_asf(path, *, metres=False):
     before its parent); channels: the :root order and each bone's dof list, as written; record:
     an AsfRecord. Lengths are in file units, or in metres with metres=True (AsfRecord.metres_per_unit).
     """
-    with open(path, "rb") as f:
-        data = normalize_newlines(f.read())
+    data = normalize_newlines(read_input(path))
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     parser = _Parser(path, decode_text(data))

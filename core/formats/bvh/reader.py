@@ -8,12 +8,12 @@ OFFSET + channels), for files written that way.
 """
 
 import math
-import os
 import re
 
 import numpy as np
 
 from ...errors import ParseError, check_memory
+from ...inputs import open_input
 from ...motion import Motion
 from ...numtext import decode_text, normalize_newlines, parse_number, parse_table
 from ...skeleton import POSITION_CHANNELS, ROTATION_CHANNELS, Skeleton
@@ -36,7 +36,7 @@ def read_bvh(path, *, positions="replace", strict=True):
     """
     if positions not in ("replace", "add"):
         raise ValueError(f"positions must be 'replace' or 'add', not {positions!r}")
-    with open(path, "rb") as f:
+    with open_input(path) as f:
         data = normalize_newlines(_read_all(f))
     size = len(data)
     if data.startswith(b"\xef\xbb\xbf"):
@@ -66,11 +66,10 @@ def read_bvh(path, *, positions="replace", strict=True):
 
 
 def _read_all(f):
-    """The bytes of file `f` as a bytearray, read straight into it (no copy of a bytes object):
-    the reader cuts the header off in place."""
-    data = bytearray(os.fstat(f.fileno()).st_size)
+    """The bytes of input file `f` (inputs.Bounded) as a bytearray, read straight into it (no copy
+    of a bytes object): the reader cuts the header off in place."""
+    data = bytearray(f.size)
     del data[f.readinto(data) :]
-    data += f.read()  # a file that grew since, or one without a size (a pipe)
     return data
 
 

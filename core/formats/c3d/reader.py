@@ -10,6 +10,7 @@ import warnings
 import numpy as np
 
 from ...errors import FrameCountWarning, ParseError, first_nonfinite
+from ...inputs import read_input
 from ...markers import Analog, Event, Markers
 from ...parallel import parallel_map
 from .params import BLOCK, DEC, PROCESSORS, byte_order, floats, read_parameters, vax_to_ieee
@@ -26,8 +27,7 @@ def read_c3d(path, *, strict=False):
             the whole frames read, with a warning (real files from OptiTrack and others need the
             pointers; see docs/markers.md)
     """
-    with open(path, "rb") as f:
-        data = f.read()
+    data = read_input(path)
     if len(data) < BLOCK:
         what = "empty file" if not data else f"file of {len(data)} bytes"
         raise ParseError(path, f"{what}: expected a 512-byte C3D header", offset=len(data))

@@ -9,6 +9,7 @@ import numpy as np
 from ...atomic import atomic_writes
 from ...errors import ParseError, require_finite
 from ...frame_rate import standard_rate
+from ...inputs import read_input
 from ...mesh import MeshAnimation, diagonal
 from ..obj import obj_beside, obj_vertices, parse_obj, read_obj_beside, write_obj_to
 from .bits import DIALECTS, detect
@@ -23,8 +24,7 @@ def read_famc(path, *, obj=None):
     name beside it) whose positions are decoded when asked for, a segment at a time; its
     `byte_order` is "standard" or "reference" (see docs/famc.md)."""
     mesh = read_obj_beside(path, obj)
-    with open(path, "rb") as f:
-        data = f.read()
+    data = read_input(path)
     dialect = detect(data, 0, path)
     source = FamcSource(path, data, dialect, mesh.vertices, scan(path, data, dialect, len(mesh.vertices)))
     animation = MeshAnimation(mesh, _rate(path, source.segments), source=source)

@@ -1,0 +1,81 @@
+"""Input files as every reader opens them: regular files only (a FIFO would block the read forever, a
+link to /dev/zero never end), read no further than the size they had when opened (a file that
+grows meanwhile is an error, not a read that never ends)."""
+
+import errno
+import os
+import stat
+
+from .errors import ParseError
+
+_KINDS = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"))
+
+
+def open_input(path):
+    """`path` opened for binary reading as a Bounded file; IsADirectoryError for a folder, OSError
+    (EINVAL) for anything else that is not a regular file, raised without blocking."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
+        if not stat.S_ISREG(mode):
+            kind = next((name for test, name in _KINDS if test(mode)), "a socket or other special file")
+            raise OSError(errno.EINVAL, f"not a regular file ({kind})", str(path))
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        file = os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+    return Bounded(file, path)
+
+
+def read_input(path):
+    """The bytes of the input file `path` (see open_input)."""
+    with open_input(path) as f:
+        return f.read()
+
+
+class Bounded:
+    """A binary file that reads at most `size` bytes, its size when opened: a read that asks for
+    all that is left (or more) checks that nothing follows, else raises ParseError at that offset."""
+
+    def __init__(self, file, path):
+        self._file, self._path = file, path
+        self.size = self._left = os.fstat(file.fileno()).st_size
+
+    def read(self, count=-1):
+        whole = count is None or count < 0 or count >= self._left
+        data = self._file.read(self._left if whole else count)
+        self._left -= len(data)
+        if whole:
+            self._check_end()
+        return data
+
+    def readinto(self, buffer):
+        view = memoryview(buffer).cast("B")
+        whole = len(view) >= self._left
+        count = self._file.readinto(view[: self._left] if whole else view)
+        self._left -= count
+        if whole:
+            self._check_end()
+        return count
+
+    def fileno(self):
+        return self._file.fileno()
+
+    def close(self):
+        self._file.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def _check_end(self):
+        if not self._left and self._file.read(1):
+            raise ParseError(
+                self._path, f"the file grew past its {self.size} bytes while it was read", offset=self.size
+            )
