@@ -1,9 +1,24 @@
 """Atomic file writes: a failed write never leaves a half-written file behind, and a pair of files
-(.memg + .obj) is replaced together or not at all. I/O errors name the file being written."""
+(.memg + .obj) is replaced together or not at all. I/O errors name the file being written.
+
+A writer killed mid-write leaves its temporary (`.<name>.<8 characters>.tmp`, hidden beside the
+target); the next write of that target removes the stale ones (see `_remove_stale`)."""
 
 import contextlib
+import errno
 import os
+import re
+import stat
 import tempfile
+import time
+
+try:
+    import fcntl
+except ImportError:  # Windows: a file open in another process cannot be removed, which is lock enough
+    fcntl = None
+
+STALE_SECONDS = 60  # a temporary untouched this long, whose writer holds no lock on it, was left by a dead writer
+_LISTINGS = {}  # directory -> (time listed, names of temporaries in it): one listing per STALE_SECONDS
 
 
 @contextlib.contextmanager
@@ -18,12 +33,16 @@ def atomic_writes(paths, mode="wb"):
     """Open a temporary file beside each of `paths` (yielded as a list); once the block has
     succeeded and every temporary is complete, rename each over its path, in order.
 
-    If the block or any write fails, every temporary is removed and no path is replaced. The
-    renames are atomic one by one, not together: only a crash or a failing rename between two of
-    them (on one file system, rename fails only if the directory changes meanwhile) can leave
-    the earlier paths new and the later ones old. An OSError names the path it concerns.
+    If the block or any write fails, every temporary is removed and no path is replaced. A path
+    that is a directory, on which a rename would fail, is refused (IsADirectoryError) before
+    anything is opened. The renames are atomic one by one, not together: only a crash or a
+    failing rename between two of them (with every temporary made beside its path, rename then
+    fails only if the directory changes meanwhile, or on a file made immutable or a mount point)
+    can leave the earlier paths new and the later ones old. An OSError names the path it concerns.
     """
     paths = [os.fspath(p) for p in paths]
+    for path in paths:
+        _require_replaceable(path)
     targets = []
     try:
         for path in paths:
@@ -43,11 +62,13 @@ class _Target:
 
     def __init__(self, path, mode):
         self.path = path
-        directory = os.path.dirname(os.path.abspath(path))
+        directory, prefix = os.path.dirname(os.path.abspath(path)), "." + os.path.basename(path) + "."
         with _naming(path):
-            fd, self.temporary = tempfile.mkstemp(
-                dir=directory, prefix="." + os.path.basename(path) + ".", suffix=".tmp"
-            )
+            _remove_stale(directory, prefix)
+            fd, self.temporary = tempfile.mkstemp(dir=directory, prefix=prefix, suffix=".tmp")
+            if fcntl is not None:  # held while this writer lives: the system drops it however the process ends
+                with contextlib.suppress(OSError):
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             self.file = os.fdopen(fd, mode)
 
     def write(self, data):
@@ -71,6 +92,60 @@ class _Target:
         if self.temporary is not None:
             with contextlib.suppress(OSError):
                 os.unlink(self.temporary)
+
+
+def _require_replaceable(path):
+    """Raise IsADirectoryError if `path` is a directory (a rename over it would fail)."""
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError:
+        return  # missing, or unreachable: creating the temporary says why
+    if stat.S_ISDIR(mode):
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
+
+
+def _remove_stale(directory, prefix):
+    """Remove the temporaries `prefix`<8 characters>.tmp (mkstemp's names for one target) that dead
+    writers left: untouched for STALE_SECONDS and locked by no process. A live writer keeps its
+    temporary locked (POSIX) or open (Windows refuses to remove it), so even one paused for longer
+    is kept; the age covers the instants it holds no lock (before locking, after closing) and file
+    systems without locks. The directory is listed at most once per STALE_SECONDS (writing many
+    files into one folder stays linear): a temporary stale now was there when it was listed."""
+    now = time.time()
+    listed, names = _LISTINGS.get(directory, (0.0, set()))
+    if now - listed > STALE_SECONDS:
+        with contextlib.suppress(OSError):
+            names = {n for n in os.listdir(directory) if n.startswith(".") and n.endswith(".tmp")}
+        _LISTINGS[directory] = (now, names)
+    pattern = re.compile(re.escape(prefix) + r"[a-z0-9_]{8}\.tmp")
+    for name in filter(pattern.fullmatch, list(names)):  # a copy: another thread may remove from it
+        path = os.path.join(directory, name)
+        with contextlib.suppress(OSError):
+            info = os.lstat(path)
+            if not stat.S_ISREG(info.st_mode) or now - info.st_mtime < STALE_SECONDS:
+                continue
+        if remove_unlocked(path):
+            names.discard(name)
+
+
+def remove_unlocked(temporary):
+    """Remove the temporary file `temporary` unless a live writer holds it (its lock, POSIX; open,
+    which Windows refuses to remove); whether it is gone."""
+    try:
+        if fcntl is None:
+            os.unlink(temporary)  # PermissionError while a writer has it open
+            return True
+        fd = os.open(temporary, os.O_RDWR | os.O_NOFOLLOW)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # BlockingIOError while a writer holds it
+            os.unlink(temporary)
+        finally:
+            os.close(fd)
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+    return True
 
 
 @contextlib.contextmanager

@@ -80,3 +80,75 @@ def require_finite(values, place):
     bad = first_nonfinite(values)
     if bad is not None:
         raise ValueError(f"{place(*bad)} is {np.asarray(values)[bad]}: cannot write non-finite numbers")
+
+
+# The largest magnitude a reader accepts for any number it returns or computes from a file (a
+# coordinate, length, scale, factor, or their products). No quantity of a capture comes near it (1e15
+# mm is a million km); its square, or its sum over a million joints, still fits float32 (Blender's
+# numbers, at most 3.4e38): what the model computes from numbers within it stays finite. A value
+# beyond it is refused where it is read, not overflowed later.
+LARGEST = 1e15
+# Frame and sample rates (Hz) that a capture can have: a reader refuses any other (check_rate).
+RATES = (1e-3, 1e6)
+
+
+def first_beyond(values, bound=LARGEST):
+    """Index tuple of the first value of `values` (C order) that is NaN, infinite or larger than
+    `bound` in magnitude, or None. Two passes (max, min) on good data, no temporary array."""
+    values = np.asarray(values)
+    if not values.size or (values.max() <= bound and values.min() >= -bound):  # NaN fails both
+        return None
+    with np.errstate(invalid="ignore"):
+        inside = np.abs(values) <= bound
+    return tuple(int(i) for i in np.unravel_index(np.argmin(inside), values.shape))
+
+
+def beyond(what, value, bound=LARGEST):
+    """The message of a number `value` that is not finite or larger than `bound` in magnitude."""
+    return f"{what} is {value:g}: expected a finite number of magnitude at most {bound:g}"
+
+
+def check_bound(path, values, what, *, line=None, offset=None, bound=LARGEST):
+    """Raise ParseError at `line` or byte `offset` unless every number of `values` (a number or an
+    array) is finite and at most `bound` in magnitude; `what` names the number (a text, or for an
+    array a function of the first bad value's index tuple). Returns `values`."""
+    bad = first_beyond(values, bound)
+    if bad is not None:
+        name = what(*bad) if callable(what) else what
+        raise ParseError(path, beyond(name, np.asarray(values)[bad].item(), bound), line=line, offset=offset)
+    return values
+
+
+def rate_problem(rate, what):
+    """None when `rate` (Hz) is one a capture can have (RATES), else the message saying so: `what`
+    names where the rate comes from ("DataRate", "Frame Time 1e-09")."""
+    low, high = RATES
+    if low <= rate <= high:
+        return None
+    return f"{what} gives a rate of {rate:g} Hz: expected {low:g} to {high:g} Hz"
+
+
+def check_rate(path, rate, what, *, line=None, offset=None):
+    """`rate` (a float, Hz) when it lies within RATES, else ParseError at `line` or byte `offset`
+    naming `what` (the field it comes from). Every reader of a rate checks it here."""
+    problem = rate_problem(rate, what)
+    if problem is not None:
+        raise ParseError(path, problem, line=line, offset=offset)
+    return float(rate)
+
+
+def require_bounded(values, place, bound=LARGEST):
+    """`require_finite`, and no magnitude beyond `bound` (LARGEST: what every reader accepts, well
+    inside float32): a writer refuses a number its reader would refuse, or its file would hold as
+    infinity, naming `place(*index)` and the value."""
+    require_finite(values, place)
+    bad = first_beyond(values, bound)
+    if bad is not None:
+        raise ValueError(f"{beyond(place(*bad), np.asarray(values)[bad].item(), bound)} (what readers accept)")
+
+
+def require_rate(rate, what):
+    """Raise ValueError unless `rate` (Hz) lies within RATES, as readers require (see rate_problem)."""
+    problem = rate_problem(rate, what)
+    if problem is not None:
+        raise ValueError(problem)

@@ -79,3 +79,26 @@ class Bounded:
             raise ParseError(
                 self._path, f"the file grew past its {self.size} bytes while it was read", offset=self.size
             )
+
+
+def missing_companion(companion, owner, what, keyword, why=""):
+    """The error for a companion file that is not there (the .asf of an .amc, the .obj of a .memg,
+    .famc or .pc2): a FileNotFoundError whose filename is the companion, saying whose `what` it is
+    (`why` after the owner's name) and how to name another (`keyword`, e.g. 'obj=...'). One rule for
+    every pair: the CLI exits with its OS error code, Blender names the companion and the file once each."""
+    message = f"{os.strerror(errno.ENOENT)}: the {what} of {owner}{why}; pass {keyword}"
+    return FileNotFoundError(errno.ENOENT, message, str(companion))
+
+
+def read_companion(read, companion, owner, what, keyword, why=""):
+    """read(companion) for the file `owner`; a missing companion raises `missing_companion` (other
+    errors are raised as they are: a folder, a special file, a malformed file name the companion
+    themselves). A missing `owner` is named first: it needs no companion."""
+    if not os.path.exists(owner):
+        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), str(owner))
+    try:
+        return read(companion)
+    except FileNotFoundError as error:
+        if error.filename is not None and os.fspath(error.filename) != os.fspath(companion):
+            raise
+        raise missing_companion(companion, owner, what, keyword, why) from None

@@ -5,17 +5,21 @@ import dataclasses
 
 import numpy as np
 
+from .errors import require_bounded, require_rate
+
 
 @dataclasses.dataclass
 class Parameter:
     """One C3D parameter as read: `value` is a numpy array in C order (the file's dimensions
     reversed: FORCE_PLATFORM:CORNERS of dimensions (3, 4, n) becomes shape (n, 4, 3)) of int8 (byte),
     int16 (integer), float32 (real) or str (characters: the first dimension is the string length,
-    trailing blanks removed)."""
+    trailing blanks removed). `offset`: the byte of the value in the file it was read from (None
+    for a parameter made here), for messages; not compared."""
 
     value: np.ndarray
     description: str = ""
     locked: bool = False
+    offset: int = dataclasses.field(default=None, compare=False, repr=False)
 
 
 class Group(dict):
@@ -159,6 +163,14 @@ class Markers:
         if abs(ratio - round(ratio)) > 1e-6 * ratio or round(ratio) < 1:
             raise ValueError(f"analog rate {self.analog.rate:g} is not a multiple of the marker rate {self.rate:g}")
         return round(ratio)
+
+    def require_writable(self):
+        """Raise ValueError naming the marker and frame of the first coordinate (NaN: missing) that
+        is not finite or beyond errors.LARGEST, or a rate outside errors.RATES: what a reader would
+        refuse, writers refuse before they open their output."""
+        present = np.where(np.isnan(self.positions), 0.0, self.positions)
+        require_bounded(present, lambda f, m, axis: f"marker {self.names[m]!r} {'XYZ'[axis]} at frame {f}")
+        require_rate(self.rate, "the frame rate")
 
     def index(self, name):
         """Index of the first marker called `name`."""

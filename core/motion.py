@@ -3,7 +3,7 @@
 import numpy as np
 
 from . import rotations
-from .errors import require_finite
+from .errors import LARGEST, require_bounded, require_rate
 from .fk import forward_kinematics, points_in_world
 from .frame_rate import snap_rate
 
@@ -136,23 +136,27 @@ class Motion:
         pose = self.take(slice(frame, frame + 1 if frame != -1 else None))
         return np.ptp(np.vstack([pose.world_positions()[0], pose.end_site_positions()[0]]), axis=0)
 
-    def require_finite(self):
-        """Raise ValueError naming the joint (and frame) of the first NaN or infinity in the skeleton
-        or the motion: writers refuse such data before they open their output."""
+    def require_writable(self):
+        """Raise ValueError naming the joint (and frame) of the first number in the skeleton or the
+        motion that is not finite or beyond errors.LARGEST, or a rate outside errors.RATES: what a
+        reader would refuse, writers refuse before they open their output."""
         s, names = self.skeleton, self.skeleton.names
-        require_finite(s.offsets, lambda j, axis: f"OFFSET {'XYZ'[axis]} of joint {names[j]!r}")
-        require_finite(
+        require_rate(self.fps, "frame rate")
+        require_bounded(s.offsets, lambda j, axis: f"OFFSET {'XYZ'[axis]} of joint {names[j]!r}")
+        require_bounded(
             s.end_site_offsets,
             lambda e, axis: f"End Site OFFSET {'XYZ'[axis]} of joint {names[s.end_site_parents[e]]!r}",
         )
         if s.rest_rotations is not None:
-            require_finite(s.rest_rotations, lambda j, row, column: f"rest rotation of joint {names[j]!r}")
-        require_finite(self.euler, lambda f, j, i: f"rotation {i + 1} of joint {names[j]!r} at frame {f}")
-        require_finite(
+            require_bounded(s.rest_rotations, lambda j, row, column: f"rest rotation of joint {names[j]!r}")
+        require_bounded(  # radians, written as degrees by most formats
+            self.euler, lambda f, j, i: f"rotation {i + 1} of joint {names[j]!r} at frame {f}", np.radians(LARGEST)
+        )
+        require_bounded(
             self.translations, lambda f, j, axis: f"translation {'XYZ'[axis]} of joint {names[j]!r} at frame {f}"
         )
         if self.scales is not None:
-            require_finite(self.scales, lambda f, j: f"scale of joint {names[j]!r} at frame {f}")
+            require_bounded(self.scales, lambda f, j: f"scale of joint {names[j]!r} at frame {f}")
 
     def end_site_positions(self):
         """(F, E, 3) world position of every End Site (see Skeleton.end_site_parents)."""

@@ -14,7 +14,7 @@ import warnings
 
 import numpy as np
 
-from .errors import FrameCountWarning, ParseError
+from .errors import FrameCountWarning, ParseError, beyond, first_beyond
 from .parallel import parallel_map
 
 _LONE_CR = re.compile(rb"\r(?!\n)")
@@ -59,10 +59,11 @@ def parse_table(block, columns, rows, *, path, first_line, strict=True, what="fr
     """Parse `block` (bytes, LF or CRLF line ends) into a (rows, columns) float array.
 
     `first_line` is the file line number of the block's first line. Blank lines are skipped. Every
-    non-blank line must hold exactly `columns` finite numbers, and there must be exactly `rows`
-    lines. With strict=False a short or long table, or an incomplete last line, is accepted with a
-    warning (the rows present are kept). Anything else raises ParseError naming the line. `what`
-    names a row in messages, `end` what ends with the block ("file", "block [Hips]").
+    non-blank line must hold exactly `columns` finite numbers of magnitude at most errors.LARGEST,
+    and there must be exactly `rows` lines. With strict=False a short or long table, or an
+    incomplete last line, is accepted with a warning (the rows present are kept). Anything else
+    raises ParseError naming the line. `what` names a row in messages, `end` what ends with the
+    block ("file", "block [Hips]").
     """
     table = _decimal_table(block, columns) if columns else None
     if table is None and columns:
@@ -76,6 +77,10 @@ def parse_table(block, columns, rows, *, path, first_line, strict=True, what="fr
                 raise ValueError
         except ValueError:
             table = _scan(block, columns, path, first_line, strict, what)
+    bad = first_beyond(table) if columns else None
+    if bad is not None:  # a number too large for what it feeds (products, sums over joints)
+        shown = beyond(f"value {bad[1] + 1} of this {what} line", table[bad])
+        raise ParseError(path, shown, line=first_line + line_of_row(block, bad[0]))
     if columns == 0:  # rows without values: only blank lines, but no more rows than lines
         if block.strip():
             row, line = next((i, line) for i, line in enumerate(block.split(b"\n")) if line.strip())

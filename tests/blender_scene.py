@@ -106,7 +106,7 @@ def mutants_import_or_fail_cleanly(folder, fmt, import_file, skip=()):
         if kind in skip:
             continue
         for name, data in files.items():
-            (folder / name).write_bytes(data)
+            fuzz_cases.write_entry(folder / name, data)
         fresh_scene()
         before = data_counts()
         try:

@@ -3,6 +3,7 @@ deforming, one vertex in no group."""
 
 import numpy as np
 
+from mocap_io import core
 from mocap_io.core import rotations
 from mocap_io.core.mesh import GroupBasis, Mesh, MeshAnimation
 
@@ -34,3 +35,15 @@ def two_bars(frames=40):
             rotations.compose_trs(np.stack([10 * t, g * np.ones(frames), np.sin(t)], 1), rotations.quat_to_matrix(turn))
         )
     return MeshAnimation(mesh, 24, groups=groups, transforms=np.array(transforms))
+
+
+def without_obj(folder, ext):
+    """A two-bar animation written as take<ext> (.memg, .famc or .pc2) in `folder` (a pathlib.Path),
+    its mesh's .obj then removed: a file whose companion is missing."""
+    animation = two_bars(frames=4)
+    if ext != ".memg":
+        animation = MeshAnimation(animation.mesh, 24, animation.positions())
+    path = folder / f"take{ext}"
+    core.write(animation, path)
+    (folder / "take.obj").unlink(missing_ok=True)  # .memg and .famc write it beside
+    return path

@@ -3,7 +3,9 @@
 Each format has seed files (generated here, plus a few small corpus files when present). Case i of
 a format applies mutation i % len(MUTATIONS) with a random generator seeded by (format, i): byte
 flips, truncation, token swaps, huge counts, inserted junk, number replacement, a line repeated,
-deep nesting, a count with as many blank lines.
+deep nesting, a count with as many blank lines, a count of zero, huge finite numbers, absurd rates,
+a line widened into thousands of distinct ones, and a FIFO, a link to /dev/zero or a folder in place
+of a file.
 `run(format, cases)` reads every mutant in a child process limited in address space and time per
 case, and returns what happened: outcome counts (read / ParseError / OSError), the cases where
 anything else escaped (with the exception), the child's peak memory and run time.
@@ -293,7 +295,137 @@ def _repeat_line(data, rng):
     return b"\n".join(lines[:k] + [lines[k]] * int(rng.integers(2, 3000)) + lines[k:])
 
 
-MUTATIONS = ("flip", "truncate", "swap", "huge count", "junk", "number", "repeat line", "nest", "many lines")
+# huge but finite numbers: each may fit a double, not what it feeds (a product, a sum, a float32)
+HUGE = [b"1.7976931348623157e308", b"3.5e38", b"-1.7e38", b"1e20", b"1e16", b"-9e15"]
+# absurd rates, in Hz or as a period in seconds
+RATES = [b"1e-45", b"1e-9", b"1e-4", b"1e7", b"1e308", b"2000000"]
+
+
+def _zero_count(data, rng, binary, fmt):
+    """A count set to 0: C3D POINT:USED or ANALOG:USED (with the header's point count or not), a binary
+    count in the first bytes, else a whole-number token."""
+    if fmt == "c3d" and binary:
+        data = bytearray(data)
+        used = [m.start() for m in re.finditer(rb"\x04[\x01-\x7f]USED", data)]
+        if used:  # name length, group id, name, next-pointer (2), type int16 (2), no dimensions (0)
+            at = used[rng.integers(len(used))] + 2 + 4 + 2
+            if data[at : at + 2] == b"\x02\x00":
+                data[at + 2 : at + 4] = b"\x00\x00"
+        if rng.random() < 0.5:
+            data[2:4] = b"\x00\x00"  # the header's point count
+        return bytes(data)
+    if binary:
+        data = bytearray(data)
+        at = 4 * rng.integers(min(len(data) // 4, 8) or 1)
+        data[at : at + 4] = bytes(4)
+        return bytes(data)
+    spans = [s for s in _spans(data) if data[s[0] : s[1]].isdigit()]
+    if not spans:
+        return _junk(data, rng)
+    a, b = spans[rng.integers(len(spans))]
+    return data[:a] + b"0" + data[b:]
+
+
+def _huge_product(data, rng, binary):
+    """One to three numbers replaced by huge finite ones (1.7e308 fits a double, not a float32; 1e10
+    twice fits both, their product not the bound)."""
+    if binary:
+        data = bytearray(data)
+        for _ in range(rng.integers(1, 4)):
+            kind = "<f8" if rng.random() < 0.5 else "<f4"
+            value = (
+                float(HUGE[rng.integers(len(HUGE))]) if kind == "<f8" else float(rng.choice([3.4e38, -1.7e38, 1e20]))
+            )
+            at = 4 * rng.integers(max(len(data) // 4, 1))
+            data[at : at + 8] = np.array([value], kind).tobytes()[: len(data) - at]
+        return bytes(data)
+    spans = [s for s in _spans(data) if data[s[0] : s[1]].lstrip(b"-+").replace(b".", b"", 1)[:1].isdigit()]
+    if not spans:
+        return _junk(data, rng)
+    chosen = sorted(rng.choice(len(spans), min(len(spans), int(rng.integers(1, 4))), replace=False), reverse=True)
+    value = HUGE[rng.integers(len(HUGE))] if rng.random() < 0.6 else b"1e10"
+    for k in chosen:  # from the end: the spans before stay where they are
+        a, b = spans[k]
+        data = data[:a] + value + data[b:]
+    return data
+
+
+def _rate(data, rng, fmt):
+    """The format's rate (or frame period) set to an absurd value."""
+    value = RATES[rng.integers(len(RATES))]
+    text = {
+        "bvh": rb"(?mi)^(\s*frame\s+time\s*:\s*)\S+",
+        "htr": rb"(?mi)^(\s*DataFrameRate\s+)\S+",
+        "trc": rb"(?m)\A((?:[^\n]*\n){2}(?:[^\t\n]*\t){%d})[^\t\n]*" % rng.integers(0, 2),
+    }.get(fmt)
+    if text is not None:
+        return re.sub(text, lambda m: m.group(1) + value, data, count=1)
+    if fmt == "asf":  # the .amc: its rate in the header
+        return b":SAMPLES-PER-SECOND " + value + b"\n" + data
+    data = bytearray(data)
+    if fmt == "c3d":
+        rates = [m.start() for m in re.finditer(rb"\x04[\x01-\x7f]RATE", data)]
+        at = rates[rng.integers(len(rates))] + 2 + 4 + 2 + 2 if rates and rng.random() < 0.7 else 20  # or the header's
+        data[at : at + 4] = np.array([float(value)], "<f4").tobytes()
+    elif fmt == "memg":
+        data[4:8] = np.array([rng.choice([2**31 - 1, 10**7, 1_000_001])], "<i4").tobytes()
+    elif fmt == "pc2":
+        data[24:28] = np.array([float(value)], "<f4").tobytes()  # the sampling step
+    elif fmt == "famc":  # a frame time (after the header's first fields) moved far away
+        at = 4 * rng.integers(2, min(len(data) // 4, 12) or 3)
+        data[at : at + 4] = np.array([2**32 - 1], ">u4").tobytes()
+    return bytes(data)
+
+
+def _widen(data, rng):
+    """A line repeated a thousand to five thousand times, its first word made distinct in each
+    copy: thousands of segments, joints, markers or groups (an HTR of 4k segments once took 0.23 s,
+    of 50k 17.7 s: a name looked up in a list)."""
+    lines = data.split(b"\n")
+    words = [k for k, line in enumerate(lines) if line.split()]
+    if not words:
+        return _junk(data, rng)
+    k = words[rng.integers(len(words))]
+    head, _, rest = lines[k].lstrip().partition(b" ")
+    copies = [head + b"_w%d " % i + rest for i in range(int(rng.integers(1000, 5000)))]
+    return b"\n".join(lines[:k] + copies + lines[k:])
+
+
+SPECIAL = ("FIFO", "link to /dev/zero", "folder")  # entries that are no regular file, in place of the file read
+
+
+def write_entry(path, data):
+    """Write `data` (bytes) at `path`, or make the SPECIAL entry it names (whatever was there removed)."""
+    if path.is_dir() and not path.is_symlink():
+        path.rmdir()
+    elif path.exists() or path.is_symlink():
+        path.unlink()
+    if data == "FIFO":
+        os.mkfifo(path)
+    elif data == "link to /dev/zero":
+        path.symlink_to("/dev/zero")
+    elif data == "folder":
+        path.mkdir()
+    else:
+        path.write_bytes(data)
+
+
+MUTATIONS = (
+    "flip",
+    "truncate",
+    "swap",
+    "huge count",
+    "junk",
+    "number",
+    "repeat line",
+    "nest",
+    "many lines",
+    "zero count",
+    "huge product",
+    "rate",
+    "wide",
+    "special file",
+)
 
 
 def mutant(files, target, fmt, case):
@@ -321,9 +453,72 @@ def mutant(files, target, fmt, case):
         data = _repeat_line(data, rng) if not binary else _junk(data, rng)
     elif kind == "nest":
         data = _nest(data, rng) if not binary else _flip(data, rng)
-    else:
+    elif kind == "many lines":
         data = _many_lines(data, rng) if not binary else _huge_count(data, rng, binary)
+    elif kind == "zero count":
+        data = _zero_count(data, rng, binary, fmt)
+    elif kind == "huge product":
+        data = _huge_product(data, rng, binary)
+    elif kind == "rate":  # the rate of the file read
+        data = _rate(data, rng, fmt) if name == target else _huge_product(data, rng, binary)
+    elif kind == "wide":
+        data = _widen(data, rng) if not binary else _huge_count(data, rng, binary)
+    else:  # a FIFO, a link to /dev/zero, a folder: refused at once, never read
+        data = SPECIAL[rng.integers(len(SPECIAL))]
     return {**files, name: data}, kind
+
+
+class NonFinite(Exception):
+    """A mutant read without an error whose numbers are not all finite (or beyond float32, which
+    Blender would hold as infinity), or a ParseError that names no place: a failure."""
+
+
+_FLOAT32 = float(np.finfo(np.float32).max)
+
+
+def _unbounded(result, fmt):
+    """What of a model read is not finite or beyond float32 (every array it holds, and what it
+    computes: world positions and End Sites, decoded mesh positions), or None."""
+    if fmt == "pc2":
+        positions, start, sampling = result
+        arrays = {"positions": positions, "start": start, "rate": 24.0 / sampling}
+    elif isinstance(result, core.Motion):
+        skeleton = result.skeleton
+        arrays = {"euler": result.euler, "translations": result.translations, "offsets": skeleton.offsets}
+        arrays |= {"End Site offsets": skeleton.end_site_offsets, "fps": result.fps}
+        if result.scales is not None:
+            arrays["scales"] = result.scales
+        if result.frame_count and skeleton.joint_count <= 1000:
+            world, position = result.world_transforms()
+            arrays |= {"world rotations": world, "world positions": position}
+            arrays["End Site positions"] = result.end_site_positions()
+        elif result.frame_count:  # a long chain (the nest mutants), whose FK is a long loop over joints:
+            lengths = np.linalg.norm(result.translations, axis=-1).max(axis=0)  # rotations keep lengths,
+            reach = np.zeros(skeleton.joint_count)  # so the world positions are within their sums
+            for j, parent in enumerate(skeleton.parents):
+                reach[j] = lengths[j] + (reach[parent] if parent >= 0 else 0.0)
+            arrays["world positions (their bound)"] = reach
+    elif isinstance(result, Markers):
+        seen = result.valid
+        arrays = {"positions": result.positions[seen], "rate": result.rate}
+        if result.residuals is not None:
+            arrays["residuals"] = result.residuals[seen]
+        if result.analog is not None:
+            arrays |= {"analog values": result.analog.values, "analog rate": result.analog.rate}
+        arrays["event times"] = [e.time for e in result.events]
+    elif isinstance(result, mesh_module.Mesh):
+        arrays = {"vertices": result.vertices}
+    else:  # a MeshAnimation: its rest mesh, its decoded positions (the first two frames of a factored one)
+        positions = result.positions(None if fmt == "famc" else slice(0, 2))
+        arrays = {"rest vertices": result.mesh.vertices, "positions": positions, "fps": result.fps}
+    for name, values in arrays.items():
+        values = np.asarray(values, dtype=float)
+        if values.size and not (np.isfinite(values).all() and np.abs(values).max() <= _FLOAT32):
+            return f"its {name}: not all finite within float32 (largest magnitude {np.abs(values).max():g})"
+    rate = arrays.get("fps", arrays.get("rate"))
+    if rate is not None and not 1e-3 <= rate <= 1e6:
+        return f"its rate is {rate:g} Hz"
+    return None
 
 
 def _child(fmt, count):
@@ -347,17 +542,22 @@ def _child(fmt, count):
             name, files, target = sources[case % len(sources)]
             files, kind = mutant(files, target, fmt, case)
             for file, data in files.items():
-                (folder / file).write_bytes(data)
+                write_entry(folder / file, data)
             signal.setitimer(signal.ITIMER_REAL, CASE_SECONDS)
             try:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")
-                    result = read(folder / target)
-                    if fmt in ("memg", "famc"):
-                        result.positions(None if fmt == "famc" else slice(0, 2))  # decoding works too
-                outcome = "read"
-            except core.ParseError:
-                outcome = "ParseError"
+                try:
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore")
+                        result = read(folder / target)
+                        unbounded = _unbounded(result, fmt)  # decoding works too, and gives finite numbers
+                except core.ParseError as error:
+                    if error.line is None and error.offset is None:
+                        raise NonFinite(f"a ParseError without a line or byte: {error}") from None
+                    outcome = "ParseError"
+                else:
+                    if unbounded:
+                        raise NonFinite(f"read, but {unbounded}")
+                    outcome = "read"
             except OSError:
                 outcome = "OSError"
             except BaseException as error:

@@ -2,6 +2,7 @@
 cache by a Mesh Cache modifier, or one shape key per frame (`import_famc`, which scripts can
 call too)."""
 
+import contextlib
 import itertools
 import os
 from fractions import Fraction
@@ -82,14 +83,28 @@ def cache_path(source, name):
     """The .pc2 of the object `name` (imported from the file `source`): in CACHE_FOLDER beside the
     .blend, prefixed by its name (beside `source` while the .blend is unsaved). Importing again, or
     after an undo, overwrites the add-on's own file, never one of the user's (the .pc2 a file was
-    converted from, say)."""
+    converted from, say). Written within `new_cache`, which makes the folder."""
     if bpy.data.filepath:
         folder, stem = bpy.path.abspath("//"), os.path.splitext(os.path.basename(bpy.data.filepath))[0] + "_"
     else:
         folder, stem = os.path.dirname(os.path.abspath(source)), ""
-    folder = os.path.join(folder, CACHE_FOLDER)
+    return os.path.join(folder, CACHE_FOLDER, bpy.path.clean_name(stem + name) + ".pc2")
+
+
+@contextlib.contextmanager
+def new_cache(path):
+    """Make the folder of the cache `path` for a block that writes it; if the block fails, a folder
+    made for it is removed again while empty (a failed import leaves no folder; another cache keeps it)."""
+    folder = os.path.dirname(path)
+    made = not os.path.isdir(folder)
     os.makedirs(folder, exist_ok=True)
-    return os.path.join(folder, bpy.path.clean_name(stem + name) + ".pc2")
+    try:
+        yield
+    except BaseException:
+        if made:
+            with contextlib.suppress(OSError):
+                os.rmdir(folder)  # fails unless empty
+        raise
 
 
 def blend_path(path):
@@ -114,7 +129,7 @@ def baked(context, animation, source, name, frame_start):
     modifier.cache_format = "PC2"
     modifier.frame_start = frame_start
     cache, count = cache_path(source, obj.name), animation.frame_count
-    with pc2_blocks(cache, count, len(animation.mesh.vertices)) as write:
+    with new_cache(cache), pc2_blocks(cache, count, len(animation.mesh.vertices)) as write:
         for done, block in _decoded(animation):
             write(block)
             yield 0.05 + 0.9 * done / count, f"frame {done} of {count}"

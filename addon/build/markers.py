@@ -7,6 +7,7 @@ invented across the gap) and, by default, its viewport visibility is keyed off o
 point cloud cannot leave a vertex out: a vertex holds its last seen position through a gap.
 """
 
+import contextlib
 import os
 from fractions import Fraction
 
@@ -26,7 +27,7 @@ from ..common.progress import run
 from ..common.selection import select_only
 from ..common.transaction import all_or_nothing
 from ..common.units import LENGTHS, axis_matrix, length_unit
-from .animated_mesh import blend_path, cache_path
+from .animated_mesh import blend_path, cache_path, new_cache
 from .mesh import add_vertex_groups, float32_flat
 from .motions import READING, frame_plan, read_takes, update_scene
 
@@ -119,15 +120,17 @@ def build_markers(
                 last_frame = max(last_frame, int(np.ceil(frames[-1])))
         select_only(context, made, objects[-1] if objects else None)
         written = []
-        try:  # the caches last: nothing after them can fail, and a failure leaves none
-            for path, positions in caches:
-                write_pc2(path, positions)
-                written.append(path)
-                messages.append(f"cache written to {path}")
-        except BaseException:
-            for path in written:
-                os.remove(path)
-            raise
+        with contextlib.ExitStack() as folders:  # the caches last: nothing after them can fail
+            try:
+                for path, positions in caches:
+                    folders.enter_context(new_cache(path))
+                    write_pc2(path, positions)
+                    written.append(path)
+                    messages.append(f"cache written to {path}")
+            except BaseException:  # a failure leaves no cache, nor a folder made for them
+                for path in written:
+                    os.remove(path)
+                raise
         update_scene(scene, render_rate, (frame_start, last_frame) if update_frame_range and takes else None)
     return objects, messages
 

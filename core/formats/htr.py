@@ -20,7 +20,7 @@ import numpy as np
 
 from .. import rebase, rotations
 from ..atomic import atomic_write
-from ..errors import ParseError, require_finite
+from ..errors import ParseError, beyond, check_bound, check_rate, first_beyond, require_bounded, require_rate
 from ..frame_rate import snap_rate, stands_for
 from ..inputs import read_input
 from ..motion import Motion
@@ -81,7 +81,10 @@ def read_htr(path, *, euler_reading="product", strict=True):
         data = data[3:]
     head = _Head(path)
     head.parse(data)
-    settings = _Settings(head.header, lambda what, line: ParseError(path, what, line=line))
+    settings = _Settings(head.header, lambda what, line: ParseError(path, what, line=line), head.header_lines())
+    check_rate(path, settings.fps, "DataFrameRate", line=head.header["dataframerate"][2])
+    if "scalefactor" in head.header:
+        check_bound(path, settings.scale_factor, "ScaleFactor", line=head.header["scalefactor"][2])
     names, parents = head.skeleton_order(settings.gtr)
     if len(names) != settings.segments:
         where = head.header["numsegments"][2]
@@ -102,6 +105,12 @@ def read_htr(path, *, euler_reading="product", strict=True):
         tables[j] = None
     rest = rotations.euler_to_matrix(settings.radians(base[:, 3:6])[:, by_axis], order)
     lengths = base[:, 6]
+    if frames:  # SF sizes the segment: SF x BoneLength must stay bounded too
+        bad = first_beyond(np.abs(scales).max(axis=0) * np.abs(lengths))
+        if bad is not None:
+            j = bad[0]
+            what = f"segment {names[j]!r}: SF (up to {np.abs(scales[:, j]).max():g}) x BoneLength {lengths[j]:g}"
+            raise ParseError(path, beyond(what, np.abs(scales[:, j]).max() * lengths[j]), line=head.base[names[j]][1])
     inner = set(parents)
     leaves = [j for j in range(len(names)) if j not in inner and lengths[j]]
     skeleton = Skeleton(
@@ -217,10 +226,16 @@ class _Head:
             raise self.error(
                 f"expected a segment name and 7 numbers (Tx Ty Tz Rx Ry Rz BoneLength), found {text[:60]!r}", line
             )
+        check_bound(self.path, values, lambda i: ("Tx", "Ty", "Tz", "Rx", "Ry", "Rz", "BoneLength")[i], line=line)
         name = fields[0]
         if name in self.base:
             raise self.error(f"second base position for segment {name!r} (first on line {self.base[name][1]})", line)
         self.base[name] = (values, line)
+
+    def header_lines(self):
+        """(first, last) line of the [Header] section: its name, its last keyword."""
+        first = self.sections["header"]
+        return first, max((line for _, _, line in self.header.values()), default=first)
 
     def names_as_written(self, gtr):
         return (
@@ -269,9 +284,10 @@ class _Head:
 def _frames(path, data, head, names, frames, strict):
     """The (NumFrames, 8) table of every segment (in the order of `names`) and the first frame number."""
     blocks, end_line = _blocks(path, data, head)
+    known, folded = set(names), _case_folded(names)
     found = {}
     for k, (name, line, *_) in enumerate(blocks):
-        segment = name if name in names else _folded(name, names)
+        segment = name if name in known else folded.get(name.lower())
         if segment is None:
             raise ParseError(path, f"block [{name[:80]}] is not a segment of the hierarchy", line=line)
         if segment in found:
@@ -343,10 +359,13 @@ def _one_by_one(path, data, blocks, frames, strict):
     return [t[:count] for t in tables]
 
 
-def _folded(name, names):
-    """The one segment whose name equals `name` but for case, or None."""
-    matches = [n for n in names if n.lower() == name.lower()]
-    return matches[0] if len(matches) == 1 else None
+def _case_folded(names):
+    """{lower-case name: the one segment of that name but for case, or None when several share it}."""
+    folded = {}
+    for name in names:
+        key = name.lower()
+        folded[key] = None if key in folded else name
+    return folded
 
 
 def _blocks(path, data, head):
@@ -381,7 +400,7 @@ def _next_header(data, position):
         start = data.rfind(b"\n", 0, found) + 1
         if not data[start:found].strip():
             return start
-        position = found + 1
+        position = data.find(b"\n", found) + 1 or len(data)  # no later '[' on this line starts it
 
 
 _COMMENT = re.compile(rb"#[^\n]*")
@@ -395,11 +414,16 @@ def _uncommented(block):
 class _Settings:
     """What the header says, parsed: counts, rate, rotation order and units, axes."""
 
-    def __init__(self, header, error):
+    def __init__(self, header, error, lines=None):
+        """`lines`: (first, last) line of the [Header] section, named when a keyword is missing."""
+        where = (
+            "" if lines is None else f", lines {lines[0]}-{lines[1]}" if lines[1] > lines[0] else f", line {lines[0]}"
+        )
+
         def value(key, default=None):
             found = header.get(key.lower())
             if found is None and default is None:
-                raise error(f"missing {key} in [Header]", None)
+                raise error(f"missing {key} in [Header]{where}", lines and lines[0])
             return (found[1], found[2]) if found else (default, None)
 
         def number(key, check, expected, default=None):
@@ -524,6 +548,7 @@ def write_htr(motion, path, *, precision=6, header=None, euler_reading=None, fil
     file_type      "htr", or "gtr" to write every segment global (no hierarchy section)
     """
     record, names = motion.record, motion.skeleton.names
+    _require_bounded(motion, names)  # as given, before a conversion turns an infinity into NaNs elsewhere
     reading = euler_reading or record.get("euler_reading", "product")
     if reading not in READINGS:
         raise ValueError(f"euler_reading must be one of {READINGS}, not {euler_reading!r}")
@@ -536,17 +561,23 @@ def write_htr(motion, path, *, precision=6, header=None, euler_reading=None, fil
     if file_type == "gtr" and (motion.skeleton.parents >= 0).any():
         motion = _global(motion)
     record = motion.record
-    _require_finite(motion, names)
+    _require_bounded(motion, names)
     for name in names:
         if not name or name != name.strip() or any(c in name for c in "\t\r\n#[]") or name.upper() == "GLOBAL":
             raise ValueError(f"segment name {name!r} cannot be written to HTR")
     lengths = np.array([record["bone_lengths"][n] for n in names], dtype=float)
-    require_finite(lengths, lambda j: f"bone length of segment {names[j]!r}")
+    require_bounded(lengths, lambda j: f"bone length of segment {names[j]!r}")
+    if motion.scales is not None:  # SF sizes the segment: the reader bounds SF x BoneLength too
+        require_bounded(motion.scales * lengths, lambda f, j: f"SF x BoneLength of segment {names[j]!r} at frame {f}")
     base = _base_angles(motion, order, record.get("base_euler", {}))
-    file_order = [names.index(n) for n in record.get("segment_order", ()) if n in names]
+    index = {n: j for j, n in enumerate(names)}
+    file_order = [index[n] for n in record.get("segment_order", ()) if n in index]
     file_order = file_order if sorted(file_order) == list(range(len(names))) else list(range(len(names)))
-    angles = motion.euler_in(order)
     unit = np.degrees if settings.degrees else np.asarray
+    angles = unit(motion.euler_in(order)[..., to_axes])
+    moves = motion.translations - motion.skeleton.offsets
+    for table, kind in ((moves, "T"), (angles, "R")):  # a huge finite value can overflow in the conversion
+        require_bounded(table, lambda f, j, i: f"{kind}{'xyz'[i]} of segment {names[j]!r} at frame {f} (as written)")  # noqa: B023 - called at once
     first = record.get("first_frame", 1)
     lines = ["# Hierarchical Translation-Rotation file (mocap_io)", "[Header]", "# KeyWord<space>Value"]
     lines += [f"{k} {v}" for k, v in merged.values()]
@@ -567,8 +598,8 @@ def write_htr(motion, path, *, precision=6, header=None, euler_reading=None, fil
             table = np.column_stack(
                 [
                     frames,
-                    motion.translations[:, j] - motion.skeleton.offsets[j],
-                    unit(angles[:, j][:, to_axes]),
+                    moves[:, j],
+                    angles[:, j],
                     scales[:, j],
                 ]
             )
@@ -652,12 +683,15 @@ def _rate_text(motion, text):
     return shortest(rate)  # whole rates as integers: readers parse DataFrameRate with atoi
 
 
-def _require_finite(motion, names):
+def _require_bounded(motion, names):
+    """Raise ValueError naming the segment (and frame) of a number that is not finite or beyond
+    errors.LARGEST, or a rate outside errors.RATES (what the reader accepts)."""
     s = motion.skeleton
-    require_finite(s.offsets, lambda j, axis: f"base T{'xyz'[axis]} of segment {names[j]!r}")
-    require_finite(motion.euler, lambda f, j, i: f"rotation {i + 1} of segment {names[j]!r} at frame {f}")
-    require_finite(motion.translations, lambda f, j, axis: f"T{'xyz'[axis]} of segment {names[j]!r} at frame {f}")
+    require_rate(motion.fps, "DataFrameRate")
+    require_bounded(s.offsets, lambda j, axis: f"base T{'xyz'[axis]} of segment {names[j]!r}")
+    require_bounded(motion.euler, lambda f, j, i: f"rotation {i + 1} of segment {names[j]!r} at frame {f}")
+    require_bounded(motion.translations, lambda f, j, axis: f"T{'xyz'[axis]} of segment {names[j]!r} at frame {f}")
     if motion.scales is not None:
-        require_finite(motion.scales, lambda f, j: f"SF of segment {names[j]!r} at frame {f}")
+        require_bounded(motion.scales, lambda f, j: f"SF of segment {names[j]!r} at frame {f}")
     if s.rest_rotations is not None:
-        require_finite(s.rest_rotations, lambda j, *_: f"base rotation of segment {names[j]!r}")
+        require_bounded(s.rest_rotations, lambda j, *_: f"base rotation of segment {names[j]!r}")

@@ -21,12 +21,14 @@ import warnings
 import numpy as np
 
 from ..atomic import atomic_writes
-from ..errors import ParseError, first_nonfinite, require_finite
+from ..errors import LARGEST, ParseError, beyond, check_rate, first_beyond, require_bounded, require_rate
 from ..inputs import read_input
 from ..mesh import GroupBasis, MeshAnimation
+from ..numtext import ranges
 from .obj import obj_beside, obj_vertices, read_obj_beside, write_obj_to
 
 LAYOUTS = ("column", "row")
+_EDGE_SAMPLE = 64  # edges of one vertex looked at per group when scoring a layout
 
 
 def read_memg(path, *, obj=None, layout="auto"):
@@ -43,6 +45,7 @@ def read_memg(path, *, obj=None, layout="auto"):
     (fps,) = stream.counts(1, "frame rate")
     if fps <= 0:
         raise ParseError(path, f"frame rate: expected a positive integer, found {fps}", offset=4)
+    check_rate(path, fps, "frame rate", offset=4)
     frames, steps = stream.counts(2, "local frame count and timestep count")
     if frames < 0 or steps < 0:
         raise ParseError(path, f"negative local frame ({frames}) or timestep ({steps}) count", offset=8)
@@ -56,8 +59,11 @@ def read_memg(path, *, obj=None, layout="auto"):
     transforms[..., 3, 3] = 1.0
     transforms = transforms.transpose(1, 0, 2, 3)
     raw, seen = [], set()
+    largest = _largest_parts(affines.reshape(steps, frames, 3, 4))  # once: per group it would be quadratic
     while not stream.done:
+        at = stream.offset
         raw.append(_read_group(stream, mesh, frames, steps, seen))
+        _check_reach(path, raw[-1], largest, at)
     if stream.swapped:
         warnings.warn(f"{path}: big-endian file (endian flag byte-swapped); read with swapped bytes", stacklevel=2)
     with np.errstate(over="ignore", invalid="ignore"):  # huge (finite) values score as NaN: column-major
@@ -112,12 +118,12 @@ class _Stream:
         return [int(x) for x in self.ints(count, field)]
 
     def doubles(self, count, field):
+        """`count` reals, each finite and at most errors.LARGEST in magnitude."""
         values = self._take(count, 8, "f8", field)
-        bad = first_nonfinite(values)
+        bad = first_beyond(values)
         if bad is not None:
-            raise ParseError(
-                self.path, f"{field}: value {bad[0] + 1} is {values[bad]}", offset=self.offset - 8 * (count - bad[0])
-            )
+            at = self.offset - 8 * (count - bad[0])
+            raise ParseError(self.path, beyond(f"{field}: value {bad[0] + 1}", values[bad]), offset=at)
         return values
 
 
@@ -195,6 +201,28 @@ def _read_group(stream, mesh, frames, steps, seen):
     return name, mapping - 1, mean, parent, basis, coefficients, columns, steps
 
 
+def _largest_parts(affines):
+    """(2, k): the largest magnitude of each local frame's 3x3 part and of its translation over
+    all timesteps, from the (n, k, 3, 4) transforms."""
+    if not affines.size:
+        return np.zeros((2, affines.shape[1]))
+    magnitudes = np.abs(affines)
+    return np.stack([magnitudes[..., :3].max(axis=(0, 2, 3)), magnitudes[..., 3].max(axis=(0, 2))])
+
+
+def _check_reach(path, raw, largest_parts, at):
+    """Refuse a group (read from byte `at`) whose positions, TW (p + U Q), could reach beyond
+    errors.LARGEST: each factor is bounded as read, the products and sums over the rank are not.
+    `largest_parts`: _largest_parts of the transforms."""
+    name, _, mean, parent, basis, coefficients, rank, _ = raw
+    turn, move = largest_parts[:, parent]
+    p, u, q = (np.abs(a).max() if a.size else 0.0 for a in (mean, basis, coefficients))
+    reach = 3 * turn * (p + rank * u * q) + move
+    if not reach <= LARGEST:
+        what = f"group {name[:80]!r}: its positions TW (p + U Q) could reach"
+        raise ParseError(path, beyond(what, reach) + " (a product of the values read)", offset=at)
+
+
 def _group(raw, layout):
     name, vertices, mean, parent, basis, coefficients, rank, steps = raw
     rows = 3 * len(vertices)
@@ -208,25 +236,37 @@ def _group(raw, layout):
 def _roughness(mesh, transforms, raw, layout, sample=64):
     """How rough the animation decoded with `layout` is: mean squared frame-to-frame motion over the
     motion's spread, plus the relative variation of edge lengths, on a sample of frames."""
-    edges = mesh.edges()
+    edges = mesh.edges()  # sorted: each vertex's edges to higher vertices are a run
+    runs = np.searchsorted(edges[:, 0], np.arange(len(mesh.vertices) + 1))
+    position = np.full(len(mesh.vertices), -1)  # of the vertices in a group's rows, -1 elsewhere
     total = 0.0
+    steps = raw[0][-1] if raw else 0  # every group has them all
+    frames = np.unique(np.linspace(0, steps - 1, min(steps, sample)).astype(int))
+    frames = np.unique(np.concatenate([frames, np.minimum(frames + 1, steps - 1)]))
     for g in raw:
         group = _group(g, layout)
-        steps = group.coefficients.shape[1]
         if steps < 2 or group.rank == 0:
             continue
-        frames = np.unique(np.linspace(0, steps - 1, min(steps, sample)).astype(int))
-        frames = np.unique(np.concatenate([frames, np.minimum(frames + 1, steps - 1)]))
         local = group.local_positions(frames)
         spread = np.mean((local - local.mean(axis=0)) ** 2) + 1e-300
         step = np.mean(np.diff(local, axis=0) ** 2)
-        position = np.full(len(mesh.vertices), -1)
         position[group.vertices] = np.arange(len(group.vertices))
-        inside = edges[(position[edges[:, 0]] >= 0) & (position[edges[:, 1]] >= 0)]
+        inside = _edges_within(edges, runs, position, np.unique(group.vertices))
         lengths = np.linalg.norm(local[:, position[inside[:, 0]]] - local[:, position[inside[:, 1]]], axis=-1)
+        position[group.vertices] = -1
         stretch = np.mean(np.std(lengths, axis=0) / (np.mean(lengths, axis=0) + 1e-300)) if len(inside) else 0.0
         total += step / spread + stretch
     return total
+
+
+def _edges_within(edges, runs, position, vertices):
+    """The edges (sorted) with both ends among `vertices` (sorted, unique; `position` >= 0 there),
+    found from each vertex's run of edges to higher vertices: time in the group's size, not the
+    mesh's. At most _EDGE_SAMPLE edges of a vertex are looked at (all of them in any ordinary mesh;
+    a sample at a hub that many groups share, which would make the time quadratic)."""
+    starts = runs[vertices]
+    found = edges[ranges(starts, np.minimum(runs[vertices + 1], starts + _EDGE_SAMPLE))]
+    return found[position[found[:, 1]] >= 0]
 
 
 def write_memg(animation, path, *, obj=None, tolerance=1e-3, relative=True, grouping="groups", layout="column"):
@@ -248,10 +288,8 @@ def write_memg(animation, path, *, obj=None, tolerance=1e-3, relative=True, grou
             relative=relative,
             grouping=grouping,
         )
-    if (
-        not (np.isfinite(animation.fps) and animation.fps > 0)
-        or abs(round(animation.fps) - animation.fps) > 1e-6 * animation.fps
-    ):
+    require_rate(animation.fps, "the frame rate")
+    if abs(round(animation.fps) - animation.fps) > 1e-6 * animation.fps:
         raise ValueError(f"the format stores whole frame rates; {animation.fps:g} fps cannot be written")
     fps = int(round(animation.fps))
     missing = [g.name for g in animation.groups if g.name not in animation.mesh.groups]
@@ -266,7 +304,7 @@ def write_memg(animation, path, *, obj=None, tolerance=1e-3, relative=True, grou
     ]
     for g in animation.groups:
         for what, values in (("mean", g.mean), ("basis", g.basis), ("coefficients", g.coefficients)):
-            require_finite(values, lambda *index: f"{what} {list(index)} of group {g.name!r}")  # noqa: B023 - called at once
+            require_bounded(values, lambda *index: f"{what} {list(index)} of group {g.name!r}")  # noqa: B023 - called at once
         name = g.name.encode("utf-8")
         u = g.basis.reshape(g.rank, 3 * len(g.vertices)).T  # (3v, r)
         parts += [
@@ -293,7 +331,7 @@ def _checked_transforms(animation):
     transforms = animation.transforms
     if not len(transforms) and animation.frame_count:
         transforms = np.broadcast_to(np.eye(4), (1, animation.frame_count, 4, 4))
-    require_finite(transforms, lambda k, t, *_: f"transform of local frame {k} at frame {t}")
+    require_bounded(transforms, lambda k, t, *_: f"transform of local frame {k} at frame {t}")
     singular = _first_singular(transforms)
     if singular is not None:
         k, t = np.unravel_index(singular[0], transforms.shape[:2])

@@ -8,6 +8,7 @@ per-vertex error (Euclidean, in world units) stays within the tolerance for ever
 
 import numpy as np
 
+from ..errors import require_bounded
 from ..mesh import GroupBasis, Mesh, MeshAnimation, diagonal
 
 
@@ -18,11 +19,13 @@ def encode(positions, mesh, fps, *, tolerance=1e-3, relative=True, grouping="gro
                a fraction of the bounding-box diagonal of the whole sequence
     grouping   "groups": the mesh's groups (a vertex in several goes to the first); "components":
                connected components of the faces (their groups are added to the returned mesh)
-    One local frame per group. Vertices in no group must not move.
+    One local frame per group. Vertices in no group must not move. A position that is not finite
+    or beyond errors.LARGEST (what readers accept; squared in the fits, a huge one overflows) is refused.
     """
     positions = np.asarray(positions, dtype=float)
     if positions.ndim != 3 or positions.shape[1:] != mesh.vertices.shape:
         raise ValueError(f"positions {positions.shape} do not fit the mesh's {len(mesh.vertices)} vertices")
+    require_bounded(positions, lambda f, v, axis: f"vertex {v} {'xyz'[axis]} at frame {f}")
     limit = tolerance * (diagonal(positions) if relative else 1.0)
     mesh, members = _grouping(mesh, grouping)
     covered = np.zeros(len(mesh.vertices), dtype=bool)

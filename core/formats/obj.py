@@ -10,17 +10,16 @@ An OBJ sequence (``frame_####.obj``, one file per frame, see core.sequence) is a
 `read_obj_sequence` / `write_obj_sequence`.
 """
 
-import errno
 import os
 import re
 
 import numpy as np
 
 from ..atomic import atomic_write
-from ..errors import ParseError, require_finite
-from ..inputs import read_input
+from ..errors import ParseError, check_memory, require_bounded
+from ..inputs import read_companion, read_input
 from ..mesh import Mesh, MeshAnimation
-from ..numtext import format_table, line_spans, parse_table, splice
+from ..numtext import format_table, line_spans, parse_table, ranges, splice
 from ..sequence import find_frames, frame_path
 
 _MISSING = np.iinfo(np.int64).min  # a corner without uv or normal
@@ -42,12 +41,7 @@ def obj_beside(path, obj=None):
 def read_obj_beside(path, obj=None, why=""):
     """The Mesh of `obj_beside(path, obj)`; if there is none, a FileNotFoundError naming that .obj
     as the mesh of `path` (`why`: why it needs one). A missing file, not a malformed one."""
-    obj = obj_beside(path, obj)
-    if not os.path.exists(obj):
-        raise FileNotFoundError(
-            errno.ENOENT, f"No such file or directory: the mesh of {path}{why}; pass obj=...", str(obj)
-        )
-    return read_obj(obj)
+    return read_companion(read_obj, obj_beside(path, obj), path, "mesh", "obj=...", why)
 
 
 def parse_obj(data, path):
@@ -64,9 +58,12 @@ class _Reader:
         self.path = path
         self.rows = {"v": [], "vt": [], "vn": []}  # (line number, text after the keyword)
         self.faces = []  # (line number, tokens, material, smoothing)
-        self.groups, self.objects = {}, {}
+        self.objects = {}
         self.materials, self.libraries = [], []
-        groups, material, smooth, obj = ["default"], -1, 0, None
+        self.runs = [(["default"], 0, 0)]  # (group names, first face, line) of every `g` statement
+        self.size = len(text)
+        material_index = {}  # material name -> its index in self.materials
+        material, smooth, obj = -1, 0, None
         for number, line in enumerate(text.replace("\\\r\n", " ").replace("\\\n", " ").splitlines(), 1):
             words = line.split(None, 1)
             if not words or words[0].startswith("#"):
@@ -78,19 +75,18 @@ class _Reader:
             elif key == "f":
                 face = len(self.faces)
                 self.faces.append((number, rest.split(), material, smooth))
-                for name in groups:
-                    self.groups.setdefault(name, []).append(face)
                 if obj is not None:
                     self.objects.setdefault(obj, []).append(face)
             elif key == "g":
-                groups = rest.split() or ["default"]
+                self.runs.append((rest.split() or ["default"], len(self.faces), number))
             elif key == "o":
                 obj = rest.strip()
             elif key == "usemtl":
                 name = rest.strip()
-                if name not in self.materials:
+                if name not in material_index:
+                    material_index[name] = len(self.materials)
                     self.materials.append(name)
-                material = self.materials.index(name)
+                material = material_index[name]
             elif key == "mtllib":
                 self.libraries += rest.split()
             elif key == "s":
@@ -107,6 +103,27 @@ class _Reader:
                 self.path, f"smoothing group {value[:40]}: expected off or a number up to {_SMOOTH_MAX}", line=line
             )
         return int(value)
+
+    def group_faces(self):
+        """{group name: (P_g,) its faces}, from the faces between one `g` statement and the next
+        (a name in several statements gets each run); groups without faces are left out. The
+        memberships a line of many names makes for many faces are bounded by the file's size."""
+        starts = np.array([start for _, start, _ in self.runs] + [len(self.faces)], dtype=np.intp)
+        index, group, run = {}, [], []  # a span per name of each run that has faces: its group and run
+        for k, has_faces in enumerate((starts[1:] > starts[:-1]).tolist()):
+            for name in self.runs[k][0] if has_faces else ():
+                group.append(index.setdefault(name, len(index)))
+                run.append(k)
+        group, run = np.asarray(group, dtype=np.intp), np.asarray(run, dtype=np.intp)
+        first, last = starts[run], starts[run + 1]
+        per_run = np.bincount(run, last - first, minlength=len(self.runs))
+        need, line = int(per_run.sum()), self.runs[int(per_run.argmax())][2]
+        what = f"{need} faces in {len(index)} groups"
+        check_memory(self.path, 8 * need, self.size, what, line=line or None, why=": too many names on a 'g' line")
+        counts = np.bincount(group, last - first, minlength=len(index)).astype(np.intp)
+        order = np.argsort(group, kind="stable")  # each group's spans together, in file order
+        faces, ends = ranges(first[order], last[order]), np.cumsum(counts).tolist()
+        return {name: faces[start:end] for name, start, end in zip(index, [0, *ends], ends)}
 
     def numbers(self, key, minimum, maximum, fill):
         """(n, maximum) array of the `key` rows (`fill` where a row has fewer numbers). Rows of one
@@ -237,7 +254,7 @@ class _Reader:
             face_materials=[f[2] for f in self.faces],
             materials=self.materials,
             material_libraries=self.libraries,
-            groups=self.groups,
+            groups=self.group_faces(),
             objects=self.objects,
             face_smooth=[f[3] for f in self.faces],
         )
@@ -257,7 +274,7 @@ def obj_vertices(mesh, vertices=None):
     tables = {"v": vertices, "colour": mesh.colours, "vt": mesh.uvs, "vn": mesh.normals}
     for key, table in tables.items():
         if table is not None:
-            require_finite(table, lambda row, column: f"'{key}' row {row + 1}, value {column + 1}")  # noqa: B023 - called at once
+            require_bounded(table, lambda row, column: f"'{key}' row {row + 1}, value {column + 1}")  # noqa: B023 - called at once
     return vertices
 
 
@@ -306,7 +323,7 @@ def write_obj_sequence(animation, pattern, *, precision=6, first_frame=None):
     Returns the paths written."""
     first_frame = getattr(animation, "first_frame", 1) if first_frame is None else int(first_frame)
     positions = animation.positions()
-    require_finite(positions, lambda frame, row, column: f"frame {frame}, 'v' row {row + 1}, value {column + 1}")
+    require_bounded(positions, lambda frame, row, column: f"frame {frame}, 'v' row {row + 1}, value {column + 1}")
     obj_vertices(animation.mesh)  # the other tables
     faces = face_text(animation.mesh)
     paths = [frame_path(pattern, first_frame + frame) for frame in range(len(positions))]

@@ -10,7 +10,7 @@ import contextlib
 import numpy as np
 
 from ..atomic import atomic_write
-from ..errors import ParseError, first_nonfinite, require_finite
+from ..errors import ParseError, beyond, check_bound, check_rate, first_beyond, require_bounded
 from ..inputs import read_input
 from ..mesh import MeshAnimation
 from .obj import obj_beside, read_obj_beside
@@ -45,17 +45,19 @@ def read_pc2(path):
     start, sampling = float(header["start"]), float(header["sampling"])
     if not np.isfinite(start):
         raise ParseError(path, f"start frame {start}: expected a finite number", offset=20)
+    check_bound(path, start, "start frame", offset=20)
     if not (np.isfinite(sampling) and sampling > 0):
         raise ParseError(path, f"sampling step {sampling}: expected a positive finite number", offset=24)
+    check_rate(path, DEFAULT_FPS / sampling, f"sampling step {sampling:g} (at {DEFAULT_FPS:g} fps)", offset=24)
     positions = np.frombuffer(data, "<f4", count=points * samples * 3, offset=_HEADER.itemsize).reshape(
         samples, points, 3
     )
-    bad = first_nonfinite(positions)
+    bad = first_beyond(positions)
     if bad is not None:
         sample, point, axis = bad
         raise ParseError(
             path,
-            f"sample {sample}, point {point}: coordinate {'xyz'[axis]} is {positions[bad]}",
+            beyond(f"sample {sample}, point {point}: coordinate {'xyz'[axis]}", positions[bad]),
             offset=_HEADER.itemsize + 4 * int(np.ravel_multi_index(bad, positions.shape)),
         )
     return positions, start, sampling
@@ -84,7 +86,7 @@ def pc2_blocks(path, samples, points, start=0.0, sampling=1.0):
             block = np.ascontiguousarray(block, dtype="<f4")
         if block.shape[1:] != (points, 3):
             raise ValueError(f"a block of {block.shape[1:]} for a cache of {points} points")
-        require_finite(
+        require_bounded(
             block, lambda sample, point, axis: f"sample {written + sample}, point {point}, {'xyz'[axis]} (float32)"
         )
         f.write(block.tobytes())
@@ -107,7 +109,9 @@ def read_pc2_animation(path, *, obj=None, fps=None):
     positions, start, sampling = read_pc2(path)
     if positions.shape[1] != len(mesh.vertices):
         raise ParseError(path, f"{positions.shape[1]} points, but {obj} has {len(mesh.vertices)} vertices", offset=16)
-    animation = MeshAnimation(mesh, (DEFAULT_FPS if fps is None else fps) / sampling, positions.astype(float))
+    rate = (DEFAULT_FPS if fps is None else fps) / sampling
+    check_rate(path, rate, f"{DEFAULT_FPS if fps is None else fps:g} fps / sampling step {sampling:g}", offset=24)
+    animation = MeshAnimation(mesh, rate, positions.astype(float))
     animation.start = start
     return animation
 

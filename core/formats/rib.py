@@ -19,7 +19,7 @@ import numpy as np
 
 from .. import rotations
 from ..atomic import atomic_write
-from ..errors import require_finite
+from ..errors import require_bounded
 from ..figure import Figure
 from ..fk import points_in_world
 from ..markers import Markers
@@ -69,7 +69,7 @@ def write_rib(
     """
     figure = Figure(data)
     if isinstance(data, Motion):
-        data.require_finite()
+        data.require_writable()
     index = np.arange(figure.frame_count)[slice(None) if frames is None else frames]
     index = np.atleast_1d(index)
     low, high = figure.bounds()
@@ -262,7 +262,7 @@ class _Scene:
     def mesh(self, index, later):
         """PointsPolygons of each frame's vertex positions."""
         points = self.figure.points(index)
-        require_finite(points, lambda f, v, axis: f"vertex {v} {'xyz'[axis]} at frame {index[f]}")
+        require_bounded(points, lambda f, v, axis: f"vertex {v} {'xyz'[axis]} at frame {index[f]}")
         moved = None if later is None else self.figure.points(later)
         out = []
         for k in range(len(index)):

@@ -14,7 +14,7 @@ import warnings
 import numpy as np
 
 from ..atomic import atomic_write
-from ..errors import MEMORY_FLOOR, MEMORY_PER_BYTE, ParseError, check_memory
+from ..errors import LARGEST, MEMORY_FLOOR, MEMORY_PER_BYTE, ParseError, beyond, check_memory, check_rate
 from ..inputs import open_input
 from ..markers import Markers
 from ..numtext import (
@@ -22,6 +22,7 @@ from ..numtext import (
     decimal_values,
     decode_text,
     format_decimals,
+    line_of_row,
     parse_number,
     parse_numbers,
     positional,
@@ -72,6 +73,11 @@ def read_trc(path):
         rate = _header_number(path, header, "DataRate")
         if not 0 < rate < float("inf"):
             raise ParseError(path, f"DataRate {rate}: expected a positive frame rate", line=3)
+        check_rate(path, rate, "DataRate", line=3)
+        for name in ("CameraRate", "OrigDataRate"):  # kept as text; a number must be a rate too
+            other = parse_number(header.get(name, ""))
+            if other is not None:
+                check_rate(path, other, name, line=3)
         declared = int(_header_number(path, header, "NumMarkers"))
         frames_declared = int(_header_number(path, header, "NumFrames"))
         columns = text[3].split("\t")[2::3] if "\t" in text[3] else text[3].split()[2:]
@@ -111,11 +117,12 @@ def read_trc(path):
 def _header_lines(path, f):
     """The five header lines (bytes, without line ends), the bytes read past them, and the file
     to read the rest from (an in-memory copy for a file with old Mac CR line ends)."""
-    head = f.read(_BLOCK)
-    more = head
-    while more and head.count(b"\n") < 5:
-        more = f.read(_BLOCK)
-        head += more
+    blocks = [f.read(_BLOCK)]
+    lines = blocks[0].count(b"\n")
+    while blocks[-1] and lines < 5:  # counted block by block, joined once: long header lines take linear time
+        blocks.append(f.read(_BLOCK))
+        lines += blocks[-1].count(b"\n")
+    head = b"".join(blocks)
     if head.startswith(b"\xef\xbb\xbf"):
         head = head[3:]
     if not head.strip() and not (head + f.read()).strip():
@@ -132,17 +139,18 @@ def _chunks(f, block):
     """Pieces of whole lines of the rows, `block` then the rest of `f`: at most _CHUNK bytes each (or
     one longer line), cut at line ends; views of the blocks read (no copy) but where a line runs
     from one block into the next."""
-    tail = b""  # the start of a line that the previous block cut
+    tail = []  # the start of a line that the previous blocks cut (joined once: a long line takes linear time)
     while True:
         more = f.read(_BLOCK)
         end = block.rfind(b"\n") + 1 if more else len(block)
         if more and not end:  # a line longer than a block
-            tail, block = tail + block, more
+            tail.append(block)
+            block = more
             continue
         start = 0
         if tail:
             start = block.find(b"\n", 0, end) + 1 or end
-            yield tail + block[:start]
+            yield b"".join([*tail, block[:start]])
         view = memoryview(block)
         while start < end:
             stop = block.rfind(b"\n", start, min(start + _CHUNK, end)) + 1 if end - start > _CHUNK else end
@@ -152,7 +160,7 @@ def _chunks(f, block):
             start = stop
         if not more:
             return
-        tail, block = block[end:], more
+        tail, block = [block[end:]] if end < len(block) else [], more
 
 
 def _tables(path, results):
@@ -240,6 +248,12 @@ def _parse(path, chunk, tabs, columns, size):
     space-separated: then every row holds `columns` numbers). A ParseError counts lines from the
     chunk's first (line 1)."""
     rows, width, index, values = _fast(chunk, tabs, columns) or _scan(path, bytes(chunk), tabs, columns)
+    with np.errstate(invalid="ignore"):
+        over = np.flatnonzero(np.abs(values) > LARGEST)  # (NaN: a missing coordinate)
+    if len(over):
+        row, column = divmod(int(over[0] if index is None else index[over[0]]), width)
+        shown = beyond(f"column {column + 1}", values[over[0]])
+        raise ParseError(path, shown, line=1 + line_of_row(bytes(chunk), row))
     check_memory(path, rows * width * 8, size, f"{rows} rows x {width} columns", line=1)
     lines = np.count_nonzero(np.frombuffer(chunk, np.uint8) == 10)
     if index is None:
@@ -389,10 +403,8 @@ def write_trc(markers, path, *, precision=None):
     for name in markers.names:
         if any(c in name for c in "\t\r\n"):
             raise ValueError(f"marker name {name!r} cannot be written to TRC (tab or line break)")
+    markers.require_writable()
     positions = markers.positions
-    if np.isinf(positions).any():
-        frame, marker, axis = np.argwhere(np.isinf(positions))[0]
-        raise ValueError(f"marker {markers.names[marker]!r} {'XYZ'[axis]} at frame {frame} is infinite")
     frames, count = positions.shape[:2]
     rate = shortest(markers.rate)
     header = markers.metadata.get("header", {}) if markers.metadata.get("header") else {}

@@ -21,7 +21,7 @@ from corpus_files import CORPUS, by_path, manifest, needs_corpus
 from mocap_io import core
 from mocap_io.addon import export_markers, import_markers
 from mocap_io.addon.build.markers import import_markers_steps
-from mocap_io.addon.common import compat
+from mocap_io.addon.common import compat, units
 from mocap_io.addon.common.names import blender_names
 from mocap_io.core.markers import Markers
 
@@ -290,6 +290,18 @@ def test_a_failure_while_building_leaves_nothing(tmp_path, monkeypatch):
     assert len(calls) == 7 and f"{path}: unexpected KeyError: 'curve'" in text
 
 
+def test_a_point_cloud_import_that_fails_leaves_no_cache_folder(tmp_path):
+    """The second file is broken: nothing is built, and no empty mocap_io_cache/ is left beside
+    the first (its cache's folder is made only when the caches are written, last)."""
+    written(tmp_path, "a.c3d")
+    (tmp_path / "b.c3d").write_bytes(b"\x00" * 100)
+    files = [{"name": "a.c3d"}, {"name": "b.c3d"}]
+    options = {"files": files, "directory": str(tmp_path), "representation": "POINT_CLOUD"}
+    text = failed_import(bpy.ops.import_anim.mocap_c3d, **options)
+    assert f"{tmp_path / 'b.c3d'}" in text
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.c3d", "b.c3d"]
+
+
 def test_a_cache_that_cannot_be_written_leaves_nothing(tmp_path):
     path, _ = written(tmp_path, "take.c3d")
     (tmp_path / "mocap_io_cache" / "take.pc2").mkdir(parents=True)  # a folder has the cache's name
@@ -319,12 +331,14 @@ def test_a_corrupt_file_fails_naming_the_byte(tmp_path):
     assert "take.c3d, byte 1:" in text
 
 
-def test_a_rate_no_scene_can_play_leaves_nothing(tmp_path):
-    take = sample_take()
-    path, _ = written(tmp_path, "take.c3d", Markers(take.names, take.positions, 1e-7, units="mm"))
-    text = failed_marker_import(path)
-    assert text.strip() == f"Error: {path}: 1e-07 fps cannot be a Blender scene's frame rate (1e-6 to 3.3e9)"
-    assert (bpy.context.scene.render.fps, bpy.context.scene.render.fps_base) == (24, 1.0)
+def test_a_rate_no_scene_can_play_is_refused_and_every_rate_a_reader_gives_plays():
+    """Readers refuse rates outside core.errors.RATES (1e-3 to 1e6 Hz); the scene's guard stays for
+    rates given otherwise (an importer's fps option)."""
+    with pytest.raises(ValueError, match=r"^1e-07 fps cannot be a Blender scene's frame rate \(1e-6 to 3.3e9\)$"):
+        units.scene_rate(1e-7)
+    for rate in core.errors.RATES:
+        fps, base = units.scene_rate(rate)
+        assert fps / base == pytest.approx(rate)
 
 
 def test_cancel_leaves_nothing(tmp_path):

@@ -52,13 +52,13 @@ def truncated_bvh(path, frames=30, kept=10):
 
 def keywords_in_core_messages():
     """{keyword: message fragments} of every `keyword=` that a message of the core (a raise, a
-    warning, a ParseError) names."""
+    warning, a ParseError, a missing companion file) names."""
     found = {}
     for source in CORE.rglob("*.py"):
         for node in ast.walk(ast.parse(source.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Call):
                 name = getattr(node.func, "attr", getattr(node.func, "id", ""))
-                if not (name in ("warn", "error") or name.endswith("Error") or name.endswith("Warning")):
+                if not (name in ("warn", "error") or name.endswith(("Error", "Warning", "companion"))):
                     continue
             elif not isinstance(node, ast.Raise):
                 continue
@@ -102,7 +102,9 @@ def test_errors_and_warnings_name_the_options(capsys, tmp_path):
     (tmp_path / "takes" / "01.amc").rename(amc)
     (tmp_path / "takes" / "01.asf").rename(tmp_path / "01.asf")
     code, _, err = run(capsys, "info", amc)
-    assert code == cli.OS_ERROR and err.endswith("to read it with: give --skeleton x.asf\n") and "skeleton=" not in err
+    assert code == cli.OS_ERROR and err.endswith("(no .asf file in its folder); give --skeleton x.asf\n")
+    assert f"error: {tmp_path / 'takes' / '*.asf'}: No such file or directory: the skeleton of {amc} " in err
+    assert "skeleton=" not in err
     for name in ("a.asf", "b.asf"):
         (tmp_path / "takes" / name).write_bytes((tmp_path / "01.asf").read_bytes())
     code, _, err = run(capsys, "info", amc)

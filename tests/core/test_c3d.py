@@ -222,7 +222,7 @@ def test_non_finite_data_names_frame_point_and_byte(tmp_path):
     at = start + 2 * record + 4 * 5 * 4 + (1 * 3 + 2) * 4
     data[at : at + 4] = np.float32(np.nan).tobytes()
     path.write_bytes(bytes(data))
-    with pytest.raises(core.ParseError, match="analog channel 3, sample 10: nan") as info:
+    with pytest.raises(core.ParseError, match="analog channel 3, sample 10 is nan") as info:
         core.read(path)
     assert info.value.offset == at
 

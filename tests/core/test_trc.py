@@ -153,8 +153,13 @@ def test_writer_refuses_what_the_format_cannot_hold(tmp_path):
         core.write(Markers(["a\tb"], np.zeros((1, 1, 3)), 10.0), tmp_path / "t.trc")
     positions = np.zeros((2, 1, 3))
     positions[1, 0, 2] = -np.inf
-    with pytest.raises(ValueError, match="marker 'a' Z at frame 1 is infinite"):
+    with pytest.raises(ValueError, match="marker 'a' Z at frame 1 is -inf: cannot write non-finite numbers"):
         core.write(Markers(["a"], positions, 10.0), tmp_path / "t.trc")
+    positions[1, 0, 2] = 2e15
+    with pytest.raises(ValueError, match="marker 'a' Z at frame 1 is 2e[+]15: expected a finite number of magnitude"):
+        core.write(Markers(["a"], positions, 10.0), tmp_path / "t.trc")
+    with pytest.raises(ValueError, match="the frame rate gives a rate of 1e[+]07 Hz: expected 0.001 to 1e[+]06 Hz"):
+        core.write(Markers(["a"], np.zeros((2, 1, 3)), 1e7), tmp_path / "t.trc")
     assert os.listdir(tmp_path) == []
 
 
@@ -276,10 +281,10 @@ def test_opensim_files_read_nan_as_missing(tmp_path):
 def test_float32_values_as_their_shortest_text(tmp_path):
     """docs/markers.md promises float32 values back exactly: 9 decimals wrote 0.0127235325 as
     0.012723533. Now each value is the shortest text that reads back as the same float32 (numpy's
-    format_float_positional(unique=True)), whatever its size."""
+    format_float_positional(unique=True)), whatever its size (up to 1e15, the most a reader accepts)."""
     rng = np.random.default_rng(6)
     values = (rng.normal(0, 1, 3000) * 10.0 ** rng.integers(-9, 8, 3000)).astype(np.float32)
-    values[:6] = [0.0127235325, 0, -0.0, 1024, 1e-30, 3e38]
+    values[:6] = [0.0127235325, 0, -0.0, 1024, 1e-30, 1e10]
     markers = Markers(["a"], values.reshape(-1, 1, 3), 100.0, units="mm")
     core.write(markers, tmp_path / "t.trc")
     rows = (tmp_path / "t.trc").read_text().split("\n")[6:-1]

@@ -7,11 +7,14 @@ core.write(motion, "x.asf")               x.asf and x.amc, replaced together (am
 read_asf(path) / read_amc(path, skeleton) the Skeleton alone, and Motions of one Skeleton
 """
 
+import errno
 import os
 import pathlib
+from functools import partial
 
 import numpy as np
 
+from ...inputs import missing_companion, read_companion
 from ...motion import Motion
 from ...skeleton import Skeleton
 from .reader_amc import DEFAULT_FPS, read_amc
@@ -39,7 +42,8 @@ def read_acclaim(path, *, motion=None, skeleton=None, metres=False, fps=None, fi
             if metres:
                 raise ValueError("metres=True applies to an .asf read here, not to a Skeleton already read")
         else:
-            skeleton = read_asf(skeleton, metres=metres)
+            read = partial(read_asf, metres=metres)
+            skeleton = read_companion(read, skeleton, path, "skeleton", 'skeleton="x.asf"')
         return read_amc(path, skeleton, **amc)
     if skeleton is not None:
         raise ValueError(f"{path}: skeleton= goes with an .amc; an .asf takes motion=")
@@ -53,9 +57,11 @@ def read_acclaim(path, *, motion=None, skeleton=None, metres=False, fps=None, fi
 
 def find_asf(amc):
     """The .asf for an .amc: the only one in its folder, else the one with the longest name that
-    begins the AMC's (02.asf for 02_03.amc, as CMU and HDM05 name them); else FileNotFoundError or
-    ValueError."""
+    begins the AMC's (02.asf for 02_03.amc, as CMU and HDM05 name them); else ValueError (several
+    could be), or FileNotFoundError (none) naming `<folder>/*.asf` as the .amc's missing skeleton."""
     amc = pathlib.Path(amc)
+    if not amc.exists():  # the .amc itself first: no skeleton is missing for a file that is not there
+        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), str(amc))
     folder = amc.parent
     found = sorted(p for p in folder.iterdir() if p.suffix.lower() == ".asf" and p.is_file())
     if len(found) == 1:
@@ -65,7 +71,7 @@ def find_asf(amc):
     if len(longest) == 1:
         return longest[0]
     if not found:
-        raise FileNotFoundError(f'{amc}: no .asf file in {folder} to read it with: pass skeleton="x.asf"')
+        raise missing_companion(folder / "*.asf", amc, "skeleton", 'skeleton="x.asf"', " (no .asf file in its folder)")
     shown = ", ".join(p.name for p in (named or found)[:5])
     raise ValueError(
         f"{amc}: {len(named or found)} .asf files in {folder} could be its skeleton ({shown}): pass skeleton="

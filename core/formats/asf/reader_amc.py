@@ -12,7 +12,7 @@ import warnings
 
 import numpy as np
 
-from ...errors import MEMORY_FLOOR, ParseError, check_memory
+from ...errors import MEMORY_FLOOR, ParseError, beyond, check_memory, check_rate, first_beyond
 from ...inputs import read_input
 from ...motion import Motion
 from ...numtext import decimal_values, normalize_newlines, parse_number, parse_numbers, ranges
@@ -59,7 +59,14 @@ def read_amc(path, skeleton, *, fps=None, fill_missing=False):
     check_memory(path, need, size, f"{frames} frames x {skeleton.joint_count} bones", line=first_line)
     values = layout.values(fill_missing)
     fps = rate if fps is None else fps
-    return _motion(skeleton, DEFAULT_FPS if fps is None else fps, values, frames, degrees)
+    with np.errstate(over="ignore", invalid="ignore"):  # refused below
+        motion = _motion(skeleton, DEFAULT_FPS if fps is None else fps, values, frames, degrees)
+    bad = first_beyond(motion.translations)
+    if bad is not None:  # tx ty tz and l x direction, in the units of the skeleton (metres)
+        frame, joint, axis = bad
+        what = f"bone {skeleton.names[joint][:80]!r}: its translation {'xyz'[axis]} in this frame"
+        raise layout.error(beyond(what, motion.translations[bad]), layout.markers[frame])
+    return motion
 
 
 def _header(path, header, degrees):
@@ -78,6 +85,7 @@ def _header(path, header, degrees):
             rate = parse_number(tokens[1]) if len(tokens) == 2 else None
             if rate is None or rate <= 0:
                 raise ParseError(path, "expected a positive number after :SAMPLES-PER-SECOND", line=number)
+            check_rate(path, rate, ":SAMPLES-PER-SECOND", line=number)
         elif keyword.startswith(":"):
             if keyword not in _KNOWN:
                 warnings.warn(f"{path}, line {number}: unknown AMC keyword {keyword[:40]!r} ignored", stacklevel=3)
@@ -228,9 +236,11 @@ class _Lines:
         self.check_frame_numbers(numbers[first_value[self.markers]])
         table = np.empty((frames, int(counts.sum())))
         column = np.concatenate(([0], np.cumsum(counts)))
+        by_bone = rows[np.argsort(self.bone[rows], kind="stable")]  # each bone's rows together: one sort
+        bounds = np.searchsorted(self.bone[by_bone], np.arange(len(names) + 1))
         for j in np.flatnonzero(counts):
             mine = np.full(frames, -1)
-            present = rows[self.bone[rows] == j]
+            present = by_bone[bounds[j] : bounds[j + 1]]
             mine[self.frame[present]] = present
             missing = np.flatnonzero(mine < 0)
             if len(missing):
@@ -271,6 +281,12 @@ class _Lines:
                 raise self.error(
                     f"expected a finite number, found {shown!r}", np.searchsorted(self.heads, token, "right") - 1
                 )
+        bad = first_beyond(numbers)
+        if bad is not None:  # a number too large for what it feeds (l x direction, FK sums)
+            token = chosen[bad[0]]
+            shown = bytes(self.text[self.starts[token] : self.ends[token]]).decode("latin-1")[:40]
+            row = np.searchsorted(self.heads, token, "right") - 1
+            raise self.error(beyond(f"value {shown!r}", numbers[bad]), row)
         return numbers, self.heads - np.cumsum(~self.marker)
 
 

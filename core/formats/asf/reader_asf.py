@@ -24,7 +24,7 @@ import warnings
 import numpy as np
 
 from ... import rotations
-from ...errors import ParseError
+from ...errors import LARGEST, ParseError, beyond, check_bound, first_beyond
 from ...inputs import read_input
 from ...numtext import decode_text, normalize_newlines, parse_number
 from ...skeleton import CyclicHierarchy, Skeleton, parents_first
@@ -209,6 +209,7 @@ class _Parser:
         if len(values) != count or None in values:
             shown = " ".join(tokens)[:60]
             raise self.error(f"expected {count} number{'s' * (count > 1)} after {what!r}, found {shown!r}", number)
+        check_bound(self.path, values, lambda i: f"{what} value {i + 1}", line=number)
         return tuple(values)
 
     def dofs(self, tokens, allowed, what, number):
@@ -232,6 +233,10 @@ class _Parser:
                 raise self.error(f"expected a number after {key!r}, found {value[:40]!r}", number)
             if key == "length" and not parse_number(value) > 0:
                 raise self.error(f"expected a positive length multiplier, found {value[:40]!r}", number)
+            if key == "length" and not 1 / LARGEST <= parse_number(value) <= LARGEST:  # metres_per_unit divides by it
+                raise self.error(f"length multiplier {value[:40]}: expected {1 / LARGEST:g} to {LARGEST:g}", number)
+            if key == "mass":
+                check_bound(self.path, parse_number(value), "the mass unit", line=number)
             self.units[key] = value
 
     def root_line(self, tokens, number):
@@ -244,6 +249,7 @@ class _Parser:
             self.root["axis"] = tokens[1].upper()
         elif key in ("position", "orientation"):
             self.root[key] = self.numbers(tokens[1:], 3, key, number)
+            self.root[key + " line"] = number
         else:
             warnings.warn(f"{self.path}, line {number}: unknown :root entry {tokens[0][:40]!r} skipped", stacklevel=5)
 
@@ -401,14 +407,18 @@ class _Parser:
             )
             frames[k] = axis_matrix([radians(a) for a in angles], axis_order)
             ends[k] = np.multiply(bone["direction"], bone["length"] * record.scale)
-            if not np.isfinite(ends[k]).all():
-                raise self.error(f"bone {bone['name'][:80]!r}: direction * length overflows", bone["length line"])
+            bad = first_beyond(ends[k])
+            if bad is not None:
+                shown = beyond(f"bone {bone['name'][:80]!r}: direction * length", ends[k][bad])
+                raise self.error(shown, bone["length line"])
         parents = np.array([-1] + [joint[parent[i]] for i in order])
         parent_frames = frames[np.maximum(parents, 0)]
         rest = np.einsum("jba,jbc->jac", parent_frames, frames)
         rest[0] = frames[0]
         offsets = np.einsum("jba,jb->ja", parent_frames, ends[np.maximum(parents, 0)])
         offsets[0] = np.multiply(record.position, record.scale)
+        what = "root position value {}" + " x metres per unit" * (record.scale != 1.0)
+        check_bound(self.path, offsets[0], lambda i: what.format(i + 1), line=root.get("position line"))
         leaves = np.setdiff1d(np.arange(1, count), parents)
         return Skeleton(
             [ROOT] + [self.bones[i]["name"] for i in order],

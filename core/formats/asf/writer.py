@@ -78,7 +78,7 @@ class _Acclaim:
     """A Motion laid out as an ASF and its AMC."""
 
     def __init__(self, motion, precision):
-        motion.require_finite()
+        motion.require_writable()
         s = motion.skeleton
         if motion.scales is not None and not (motion.scales == 1).all():
             raise ValueError("ASF/AMC cannot hold joint scales")

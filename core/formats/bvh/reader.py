@@ -12,7 +12,7 @@ import re
 
 import numpy as np
 
-from ...errors import ParseError, check_memory
+from ...errors import LARGEST, ParseError, beyond, check_memory, check_rate
 from ...inputs import open_input
 from ...motion import Motion
 from ...numtext import decode_text, normalize_newlines, parse_number, parse_table
@@ -99,6 +99,8 @@ def _motion_header(path, data, found):
             raise ParseError(
                 path, f"Frame Time {value:g} is too small: the frame rate 1 / Frame Time is infinite", line=line
             )
+        if name.startswith("Frame Time"):
+            check_rate(path, 1.0 / value, f"Frame Time {value:g}", line=line)
         values.append(value)
     start = len(data) if position < 0 else position + 1
     return int(values[0]), values[1], match.group(1), start, line + 1
@@ -226,6 +228,8 @@ class _Hierarchy:
             value = parse_number(token)
             if value is None:
                 raise self.error(f"expected {count} numbers after {what}, found {token[:40]!r}", line)
+            if not abs(value) <= LARGEST:  # (a Python comparison: numpy's per number is slower than the parse)
+                raise self.error(beyond(f"a number of {what}", value), line)
             values.append(value)
         return values
 

@@ -25,7 +25,7 @@ def write_bvh(motion, path, *, precision=6, rotation_order=None, position_joints
     """
     if positions not in ("replace", "add"):
         raise ValueError(f"positions must be 'replace' or 'add', not {positions!r}")
-    motion.require_finite()
+    motion.require_writable()
     if motion.skeleton.rest_rotations is not None:
         motion = rebase.identity_rest(motion)
     skeleton = motion.skeleton

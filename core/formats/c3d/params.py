@@ -171,7 +171,7 @@ class _Walk:
             return start + len(raw) + 1  # its data runs into the next entry: dropped (lenient)
         description, end = self.description(start + len(raw), next_entry)
         value = self.value(name, int(kind), dims, raw, body)
-        self.parameter_entries.append((ident, name, Parameter(value, description, locked), offset))
+        self.parameter_entries.append((ident, name, Parameter(value, description, locked, start), offset))
         return end
 
     def value(self, name, kind, dims, raw, offset):

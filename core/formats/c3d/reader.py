@@ -9,7 +9,17 @@ import warnings
 
 import numpy as np
 
-from ...errors import FrameCountWarning, ParseError, first_nonfinite
+from ...errors import (
+    LARGEST,
+    MEMORY_FLOOR,
+    MEMORY_PER_BYTE,
+    FrameCountWarning,
+    ParseError,
+    beyond,
+    check_bound,
+    check_rate,
+    first_beyond,
+)
 from ...inputs import read_input
 from ...markers import Analog, Event, Markers
 from ...parallel import parallel_map
@@ -17,6 +27,8 @@ from .params import BLOCK, DEC, PROCESSORS, byte_order, floats, read_parameters,
 
 _CHUNK = 1 << 22  # bytes of the data section decoded per task
 _FRAMES_CAP = 65535  # the 16-bit frame counts of the header and of an integer POINT:FRAMES
+_INTEGERS = 65536  # integer storage: the scales multiply 16-bit words (and residual bytes)
+_BYTES_PER_EMPTY_FRAME = 8  # a frame of no points and no analog: its time, where a caller asks for it
 
 
 def read_c3d(path, *, strict=False):
@@ -70,6 +82,11 @@ class _Reader:
     def param(self, group, name, default=None):
         parameter = self.groups.get(group, {}).get(name)
         return default if parameter is None else parameter.value
+
+    def offset(self, group, name, default):
+        """Byte offset of the value of a parameter as read, else `default` (the header's copy)."""
+        parameter = self.groups.get(group, {}).get(name)
+        return default if parameter is None or parameter.offset is None else parameter.offset
 
     def number(self, group, name, default=None):
         """A scalar parameter (the first element), or `default`."""
@@ -143,9 +160,14 @@ class _Reader:
         residuals) by POINT:SCALE's; see docs/markers.md."""
         header = self.header["scale"]
         scale = self.number("POINT", "SCALE", header)
-        for value, where in ((scale, "POINT:SCALE"), (header, "the header's scale")):
+        for value, where, at in (
+            (scale, "POINT:SCALE", self.offset("POINT", "SCALE", 12)),
+            (header, "the header's scale", 12),
+        ):
             if not np.isfinite(value) or value == 0:
-                raise ParseError(self.path, f"{where} is {value}: expected a finite non-zero number", offset=12)
+                raise ParseError(self.path, f"{where} is {value}: expected a finite non-zero number", offset=at)
+            # it multiplies 16-bit words (integer storage) and residual bytes: the products stay bounded
+            check_bound(self.path, value, where, offset=at, bound=LARGEST / _INTEGERS)
         if np.float32(scale) != np.float32(header):
             chosen = np.copysign(header, scale) if scale > 0 else scale
             self.warn(
@@ -164,6 +186,10 @@ class _Reader:
             raise ParseError(
                 self.path, f"frame rate {rate}: expected a positive number (POINT:RATE or header)", offset=20
             )
+        at = self.offset("POINT", "RATE", None)
+        if at is None or rate != self.number("POINT", "RATE"):  # the header's rate is the one used
+            check_rate(self.path, rate, "the header's frame rate", offset=20)
+        check_rate(self.path, rate, "POINT:RATE", offset=at)
         if header != rate and np.isfinite(header) and header > 0:
             self.warn(f"POINT:RATE {rate:g} and the header's rate {header:g} disagree; using POINT:RATE")
         return float(rate)
@@ -189,6 +215,10 @@ class _Reader:
             raise ParseError(self.path, f"{channels} analog channels but no analog samples per frame", offset=18)
         if not channels:
             per_frame = 0
+        elif analog_rate is not None and analog_rate > 0 and np.isfinite(analog_rate):
+            check_rate(self.path, rate * per_frame, "ANALOG:RATE", offset=self.offset("ANALOG", "RATE", 18))
+        else:
+            check_rate(self.path, rate * per_frame, "the header's analog samples per frame x rate", offset=18)
         return int(channels), int(per_frame), float(rate * per_frame)
 
     def data_start(self):
@@ -223,7 +253,15 @@ class _Reader:
         held = (len(self.data) - start) // record if record else 0
         declared = max(self.declared_frames(), 0)
         header = self.header["last_frame"] - self.header["first_frame"] + 1
-        if record == 0:
+        if record == 0:  # frames of no points and no analog hold no bytes: the count alone, bounded
+            if declared * _BYTES_PER_EMPTY_FRAME > MEMORY_FLOOR + MEMORY_PER_BYTE * len(self.data):
+                raise ParseError(
+                    self.path,
+                    f"{declared} frames declared of no points and no analog: more than a file of "
+                    f"{len(self.data)} bytes may hold (at most {MEMORY_PER_BYTE} x its size + {MEMORY_FLOOR >> 20} MiB "
+                    f"at {_BYTES_PER_EMPTY_FRAME} bytes a frame)",
+                    offset=self.offset("POINT", "FRAMES", 8),
+                )
             return declared
         if declared > held:
             cut = start + held * record
@@ -276,12 +314,12 @@ class _Reader:
         def decode(first):
             last = min(first + step, frames)
             table = self.table(start + first * record, last - first, columns, word)
-            quads = table[:, : 4 * points].reshape(-1, points, 4)
+            quads = table[:, : 4 * points].reshape(len(table), points, 4)
             chunk = positions[first:last]
             np.multiply(quads[..., :3], np.float32(scale) if word == 2 else np.float32(1), out=chunk, casting="unsafe")
             words = quads[..., 3].astype(np.int32)  # float storage: the float holds the integer word
             invalid = words < 0
-            finite = word == 2 or bool(np.isfinite(chunk).all() or np.isfinite(chunk).all(axis=2)[~invalid].all())
+            finite = word == 2 or _bounded(chunk) or _bounded(chunk[~invalid])  # seen markers
             np.multiply(words & 0xFF, np.float32(abs(scale)), out=residuals[first:last], casting="unsafe")
             np.bitwise_and(words >> 8, 0x7F, out=cameras[first:last], casting="unsafe")
             chunk[invalid] = np.nan
@@ -296,7 +334,7 @@ class _Reader:
                     out[:] = raw
                 else:
                     np.multiply(raw - offsets, factors, out=out, casting="unsafe")
-                finite = finite and (word == 2 and factors is None or bool(np.isfinite(out).all()))
+                finite = finite and (word == 2 and factors is None or _bounded(out))
             return finite, invalid
 
         for first, (finite, invalid) in zip(range(0, frames, step), parallel_map(decode, range(0, frames, step))):
@@ -316,23 +354,23 @@ class _Reader:
         return raw.reshape(frames, columns)
 
     def non_finite(self, positions, invalid, values, first, step, start, record, analog_start, per_frame):
-        """Raise ParseError at the first non-finite coordinate of a seen marker, or analog value,
-        in the chunk of frames starting at `first`."""
+        """Raise ParseError at the first coordinate of a seen marker, or analog value, in the chunk
+        of frames starting at `first` that is not finite or beyond errors.LARGEST."""
         chunk = positions[first : first + step]
-        bad = first_nonfinite(np.where(invalid[..., None], 0, chunk))
+        bad = first_beyond(np.where(invalid[..., None], 0, chunk))
         if bad is not None:
             frame, point, axis = bad
             raise ParseError(
                 self.path,
-                f"frame {first + frame + 1}, point {point + 1}: coordinate {'XYZ'[axis]} is {chunk[bad]}",
+                beyond(f"frame {first + frame + 1}, point {point + 1}: coordinate {'XYZ'[axis]}", chunk[bad]),
                 offset=start + (first + frame) * record + (4 * point + axis) * 4,
             )
         samples = values[first * per_frame : (first + step) * per_frame]
-        sample, channel = first_nonfinite(samples)
+        sample, channel = first_beyond(samples)
         frame, sub = divmod(sample, per_frame)
         raise ParseError(
             self.path,
-            f"analog channel {channel + 1}, sample {first * per_frame + sample + 1}: {samples[sample, channel]}",
+            beyond(f"analog channel {channel + 1}, sample {first * per_frame + sample + 1}", samples[sample, channel]),
             offset=start + (first + frame) * record + analog_start + 4 * (sub * values.shape[1] + channel),
         )
 
@@ -344,8 +382,11 @@ class _Reader:
         if unsigned:
             offsets = np.where(offsets < 0, offsets + 65536, offsets)  # 16-bit offsets of unsigned samples
         factors = self.channel_numbers("SCALE", channels, 1.0) * self.number("ANALOG", "GEN_SCALE", 1.0)
-        if not (np.isfinite(factors).all() and np.isfinite(offsets).all()):
-            raise ParseError(self.path, "ANALOG:SCALE, OFFSET or GEN_SCALE is not finite", offset=BLOCK)
+        for name, numbers in (("OFFSET", offsets), ("SCALE", factors)):
+            bad = first_beyond(numbers)
+            if bad is not None:
+                what = f"ANALOG:{name} of channel {bad[0] + 1}" + " x GEN_SCALE" * (name == "SCALE")
+                raise ParseError(self.path, beyond(what, numbers[bad]), offset=self.offset("ANALOG", name, BLOCK))
         if not offsets.any() and (factors == 1).all():
             return offsets, None, unsigned
         return offsets, factors, unsigned
@@ -366,12 +407,20 @@ class _Reader:
         times = self.param("EVENT", "TIMES")
         if used and times is not None and times.size >= 2 * used:
             seconds = times.reshape(-1, 2)[:used].astype(float) @ [60.0, 1.0]
+            at = self.offset("EVENT", "TIMES", BLOCK)
+            check_bound(self.path, seconds, lambda k: f"EVENT:TIMES of event {k + 1} (seconds)", offset=at)
             labels = self.strings("EVENT", "LABELS", used)
             contexts = self.strings("EVENT", "CONTEXTS", used)
             descriptions = self.strings("EVENT", "DESCRIPTIONS", used)
             return [Event(float(t), *rest) for t, *rest in zip(seconds, labels, contexts, descriptions)]
         header = self.header
+        check_bound(self.path, header["event_times"], lambda k: f"the header's time of event {k + 1}", offset=304)
         return [Event(t, label) for t, label in zip(header["event_times"], header["event_labels"])]
+
+
+def _bounded(values):
+    """Whether every value is finite and at most errors.LARGEST in magnitude (NaN fails both tests)."""
+    return not values.size or bool(values.max() <= LARGEST and values.min() >= -LARGEST)
 
 
 def _u32(words):

@@ -6,7 +6,7 @@ import warnings
 import numpy as np
 
 from ...atomic import atomic_write
-from ...errors import require_finite
+from ...errors import LARGEST, require_bounded, require_rate
 from ...markers import Group, Parameter
 from .params import BLOCK, INTEL
 
@@ -27,22 +27,24 @@ def write_c3d(markers, path):
 
     Positions, residuals and analog values are written as float32 (the reader gives them back
     exactly). Residuals are stored as whole multiples of |POINT:SCALE| up to 255 of them (the
-    format's byte): the scale as read, else the largest coordinate / 32000 (c3d.org's rule).
+    format's byte): the scale as read, else the largest coordinate / 32000 (c3d.org's rule). A number
+    a reader would refuse (not finite but a missing marker's NaN, beyond errors.LARGEST; a rate
+    outside errors.RATES) is refused, with its place, before anything is opened.
     """
+    markers.require_writable()
     positions = markers.positions
     missing = np.isnan(positions).any(axis=2)
-    if np.isinf(positions).any():
-        require_finite(
-            np.where(np.isnan(positions), 0, positions),
-            lambda f, m, axis: f"marker {markers.names[m]!r} {'XYZ'[axis]} at frame {f}",
-        )
+    present = np.where(np.isnan(positions), 0, positions)  # NaN: a missing marker
     analog = markers.analog
     if analog is not None:
-        require_finite(analog.values, lambda s, c: f"analog channel {analog.names[c]!r} sample {s}")
+        require_bounded(analog.values, lambda s, c: f"analog channel {analog.names[c]!r} sample {s}")
+    require_bounded([e.time for e in markers.events], lambda e: f"the time of event {markers.events[e].label!r}")
     frames, points = positions.shape[:2]
     per_frame = markers.analog_per_frame
+    if analog is not None:
+        require_rate(markers.rate * per_frame, "the analog rate")
     channels = 0 if analog is None else len(analog.names)
-    scale = _scale(markers)
+    scale = _scale(markers, present)
     first = _first_frame(markers, frames)
     groups = _parameters(markers, scale, per_frame, first)
     section = _section(groups)
@@ -67,13 +69,14 @@ def write_c3d(markers, path):
             f.write(b"\0" * (-record.nbytes % BLOCK))
 
 
-def _scale(markers):
-    """|POINT:SCALE|: the one the reader used, else the largest coordinate / 32000."""
+def _scale(markers, present):
+    """|POINT:SCALE|: the one the reader used, else the largest coordinate / 32000, at most what
+    readers accept (LARGEST / 65536: a scale multiplies 16-bit words)."""
     scale = markers.metadata.get("scale")
     if scale:
         return abs(float(np.float32(scale)))
-    largest = np.nanmax(np.abs(markers.positions), initial=0.0) if markers.positions.size else 0.0
-    return float(np.float32(largest / 32000 if largest > 0 else 1.0))
+    largest = np.abs(present).max(initial=0.0)
+    return float(np.float32(min(largest / 32000, LARGEST / 65536) if largest > 0 else 1.0))
 
 
 def _words(markers, missing, scale):

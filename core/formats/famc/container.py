@@ -7,7 +7,7 @@ from functools import partial
 import numpy as np
 
 from ...atomic import atomic_writes
-from ...errors import ParseError, require_finite
+from ...errors import ParseError, check_rate, require_bounded, require_rate
 from ...frame_rate import standard_rate
 from ...inputs import read_input
 from ...mesh import MeshAnimation, diagonal
@@ -44,7 +44,8 @@ def _rate(path, segments):
         return DEFAULT_FPS
     span, count = times[-1] - times[0], len(times) - 1
     rate = standard_rate(span / count / 1000, (span - 1) / count / 1000, (span + 1) / count / 1000)
-    return float(rate) if rate is not None else 1000 * count / span
+    rate = float(rate) if rate is not None else 1000 * count / span
+    return check_rate(path, rate, f"timeFrame ({count} frame steps in {span} ms)", offset=segments[-1].offset)
 
 
 class FamcSource:
@@ -103,8 +104,7 @@ def write_famc(
     dialect = {d.name: d for d in DIALECTS}.get(byte_order)
     if dialect is None:
         raise ValueError(f"byte_order must be 'standard' or 'reference', not {byte_order!r}")
-    if not (np.isfinite(animation.fps) and animation.fps > 0):
-        raise ValueError(f"frame rate {animation.fps}: expected a positive finite number")
+    require_rate(animation.fps, "the frame rate")
     vertices = max(len(animation.mesh.vertices), 1)
     if segment is None:
         segment = min(int(np.clip(2**16 // vertices, 64, 256)), max(1, MAX_VALUES // vertices))
@@ -116,7 +116,7 @@ def write_famc(
     positions = np.asarray(animation.positions(), dtype=float)
     if not len(positions):
         raise ValueError("the animation has no frames to write")
-    require_finite(positions, lambda frame, vertex, axis: f"frame {frame}, vertex {vertex}, {'xyz'[axis]}")
+    require_bounded(positions, lambda frame, vertex, axis: f"frame {frame}, vertex {vertex}, {'xyz'[axis]}")
     size = diagonal(positions)
     limit = tolerance * size if relative and size > 0 else tolerance
     obj = obj_beside(path, obj)

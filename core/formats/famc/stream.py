@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...errors import ParseError
+from ...errors import ParseError, beyond, first_beyond
 from . import model, syntax
 from .bits import BitReader, BitWriter
 from .transforms import dct, idct, lift, unlift
@@ -88,9 +88,12 @@ def decode_segment(source, segment):
     table = syntax.read_table(reader, len(source.rest), header.frames, "residual errors")
     if reader.offset != end:
         raise reader.error(f"{end - reader.offset} bytes left in the segment after its residual errors")
-    positions = prediction + _residuals(table, header.transform_type)
-    if not np.isfinite(positions).all():
-        raise ParseError(source.path, "the decoded positions are not finite", offset=segment.offset)
+    with np.errstate(over="ignore", invalid="ignore"):  # refused below
+        positions = prediction + _residuals(table, header.transform_type)
+    bad = first_beyond(positions)
+    if bad is not None:  # products of the model's numbers, each bounded as read
+        what = f"the decoded position {'xyz'[bad[2]]} of vertex {bad[1]} at frame {segment.first + bad[0]}"
+        raise ParseError(source.path, beyond(what, positions[bad]), offset=segment.offset)
     return positions
 
 

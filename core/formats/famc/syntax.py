@@ -53,6 +53,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ...errors import beyond, first_beyond
 from .bits import REFERENCE, STANDARD, START_CODE
 from .cabac import Context, Decoder, Encoder
 
@@ -445,8 +446,11 @@ def quantize(real, step):
 def read_table(reader, vectors, frames, element="table"):
     at = reader.offset
     info = read_info_table(reader)
-    if not np.isfinite(info.maximum).all():
-        raise reader.error(f"{element}: the quantisation range is not finite", at)
+    bad = first_beyond(info.maximum)
+    if bad is not None:  # the values are at most the range: bounded with it
+        raise reader.error(
+            beyond(f"{element}: maxValueD{bad[0] + 1} (the quantisation range)", info.maximum[bad[0]]), at
+        )
     values, delta = read_vx3(reader, vectors, frames, element)
     return QuantizedTable(info, values, delta)
 
