@@ -1,6 +1,7 @@
-"""BVH core speed against pybvh, bvhio and the numpy floor, on generated CMU-like takes.
+"""BVH core speed against pybvh, bvhio, polars.read_csv and the numpy floor, on generated takes
+(CMU-like for 31 joints, a wide skeleton of chains otherwise).
 
-    python benchmarks/bench_bvh.py [frames ...]        (default: 10000 100000)
+    python benchmarks/bench_bvh.py [JOINTSxFRAMES ...]        (default: 31x20000 200x20000 31x100000)
 
 Needs pybvh and bvhio (requirements-bench.txt); a missing peer is reported, not fatal. Prints one
 table per file: seconds (best of several runs) and ratios, all measured in this process.
@@ -57,9 +58,30 @@ def peak_memory(function):
     return peak
 
 
-def bench(frames, folder):
-    path = folder / f"cmu_like_{frames}.bvh"
-    motion = cmu_like_motion(core, frames)
+def wide_motion(joints, frames):
+    """A take of `joints` joints (a root and chains of 10 under it), rotating randomly."""
+    names = [f"j{j}" for j in range(joints)]
+    parents = [-1] + [0 if j % 10 == 1 else j - 1 for j in range(1, joints)]
+    skeleton = core.Skeleton(names, parents, np.tile([0.0, 5.0, 0.0], (joints, 1)))
+    rng = np.random.default_rng(0)
+    euler = np.radians(rng.uniform(-90.0, 90.0, (frames, joints, 3)))
+    translations = np.repeat(skeleton.offsets[None], frames, axis=0)
+    translations[:, 0] += rng.normal(0.0, 50.0, (frames, 3))
+    return core.Motion(skeleton, 120.0, euler, ["ZXY"] * joints, translations)
+
+
+def polars_read(block, repeat):
+    """polars.read_csv of the MOTION block (space separated, schema inferred, all its threads), or None."""
+    try:
+        import polars
+    except ImportError:
+        return None
+    return best(lambda: polars.read_csv(io.BytesIO(block), separator=" ", has_header=False), repeat)
+
+
+def bench(joints, frames, folder):
+    path = folder / f"take_{joints}x{frames}.bvh"
+    motion = cmu_like_motion(core, frames) if joints == 31 else wide_motion(joints, frames)
     core.write(motion, path)
     repeat = 5 if frames <= 10_000 else 2
     block = motion_block(path)
@@ -69,6 +91,7 @@ def bench(frames, folder):
     read = best(lambda: core.read(path), repeat)
     floor_time, floor_name = floor(block, repeat)
     rows.append(("read", read, f"floor ({floor_name})", floor_time))
+    rows.append(("read", read, "polars.read_csv (MOTION block)", polars_read(block, repeat)))
     for name, module, call, times in (
         ("pybvh", "pybvh", lambda lib: lib.read_bvh_file(path), repeat),
         ("bvhio", "bvhio", lambda lib: lib.readAsBvh(str(path)), 1),
@@ -82,24 +105,25 @@ def bench(frames, folder):
     rows.append(("FK, all frames", fk, "our read", read))
     size = path.stat().st_size
     peak = peak_memory(lambda: core.read(path))
-    print(f"\n{frames} frames x 31 joints, {size / 1e6:.1f} MB")
+    print(f"\n{frames} frames x {joints} joints, {size / 1e6:.1f} MB")
     print(f"  {'operation':<15} {'ours (s)':>9}  {'against':<28} {'theirs (s)':>10} {'theirs/ours':>11}")
     for operation, ours, name, theirs in rows:
         if theirs is None:
             print(f"  {operation:<15} {ours:9.3f}  {name:<28} {'-':>10} {'-':>11}")
         else:
             print(f"  {operation:<15} {ours:9.3f}  {name:<28} {theirs:10.3f} {theirs / ours:11.2f}")
-    budget = size + table.nbytes
+    result = motion.euler.nbytes + motion.translations.nbytes
     print(
-        f"  peak memory of a read: {peak / 1e6:.0f} MB = {peak / budget:.2f} x (file + float64 array "
-        f"= {budget / 1e6:.0f} MB)"
+        f"  peak memory of a read: {peak / 1e6:.0f} MB = {peak / result:.2f} x the result's arrays "
+        f"({result / 1e6:.0f} MB: Euler angles and translations, float64)"
     )
 
 
-def main(counts):
+def main(takes):
     with tempfile.TemporaryDirectory() as folder:
-        for frames in counts or [10_000, 100_000]:
-            bench(int(frames), pathlib.Path(folder))
+        for take in takes or ["31x20000", "200x20000", "31x100000"]:
+            joints, frames = (int(n) for n in take.split("x"))
+            bench(joints, frames, pathlib.Path(folder))
 
 
 if __name__ == "__main__":

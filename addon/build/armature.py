@@ -140,7 +140,9 @@ def add_action(obj, motion, name, axes, scale, *, rotation_mode, frames, joints=
                    list of them, one per joint
     frames         (F,) scene frame of each motion frame
     joints         indices of the joints to key (default: all)
-    A motion with scales (HTR's SF) keys each scaled bone's scale, which no bone inherits.
+    A motion with scales (HTR's SF) keys each scaled bone's scale, which no bone inherits. A channel
+    that never changes gets one key (a curve of one key holds its value on every frame; 4 of the 31
+    joints of a CMU take never turn).
 
     Each joint's keys are computed on worker threads (numpy releases the GIL) while this thread
     hands the previous joint's to Blender.
@@ -179,5 +181,7 @@ def add_action(obj, motion, name, axes, scale, *, rotation_mode, frames, joints=
         order = motion.euler_orders[j]  # Blender names an Euler order the other way round
         obj.pose.bones[names[j]].rotation_mode = "QUATERNION" if modes[j] == "QUATERNION" else order[::-1]
         for (data_path, index), points in zip(curves, co):
+            if np.all(points[3::2] == points[1]):  # a channel that never changes: one key holds it
+                points = points[:2]
             compat.add_curve(fcurves, data_path, index, names[j], points, linear)
         yield names[j]
