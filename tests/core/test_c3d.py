@@ -250,3 +250,13 @@ def test_markers_model_checks_shapes():
         Markers(["a"], np.zeros((3, 1, 3)), 10, analog=Analog(np.zeros((3, 1)), 15.0, ["x"]))
     markers = Markers(["a", "b"], np.zeros((4, 2, 3)), 100, first_frame=11)
     assert markers.times().tolist() == [0.1, 0.11, 0.12, 0.13] and markers.valid.all()
+
+
+@pytest.mark.parametrize("frames, markers", [(5, 0), (0, 2), (0, 0)])
+def test_takes_of_no_markers_or_no_frames_write_and_read_back(tmp_path, frames, markers):
+    """(writing them raised 'memoryview: cannot cast view with zeros in shape'; a take of no frames
+    now holds one empty data block, where readers look for its data)"""
+    names = [f"m{i}" for i in range(markers)]
+    core.write(Markers(names, np.zeros((frames, markers, 3)), 100.0), tmp_path / "t.c3d")
+    back = core.read(tmp_path / "t.c3d")
+    assert back.positions.shape == (frames, markers, 3) and back.names == names and back.rate == 100.0

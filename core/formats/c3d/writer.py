@@ -64,9 +64,10 @@ def write_c3d(markers, path):
     with atomic_write(path) as f:
         f.write(header)
         f.write(section)
-        f.write(memoryview(record).cast("B"))
+        if record.size:  # (a memoryview of no bytes cannot be cast)
+            f.write(memoryview(record).cast("B"))
         if frames <= _FRAMES_CAP:  # a longer take ends with its last frame: ezc3d reads to the end
-            f.write(b"\0" * (-record.nbytes % BLOCK))
+            f.write(b"\0" * (-record.nbytes % BLOCK or (0 if record.nbytes else BLOCK)))  # no data: one empty block
 
 
 def _scale(markers, present):
