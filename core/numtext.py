@@ -10,6 +10,7 @@ import functools
 import io
 import math
 import re
+import threading
 import warnings
 
 import numpy as np
@@ -173,7 +174,10 @@ def _decimal_table(block, columns):
     Exact: each number is the integer of its digits (< 2**53) divided or multiplied by a power of
     ten up to 1e22, all exact in float64, and IEEE division and multiplication round the exact
     result once: the correctly rounded value, as strtod gives (Clinger's fast path). Chunks of
-    lines parse in parallel (numpy releases the GIL).
+    lines parse in parallel (numpy releases the GIL), each into its own rows of one output array
+    (its size known from a first pass counting the tokens), with work arrays kept per thread (no
+    fresh pages to fault in for each chunk). A chunk of the usual numbers only (a point in each,
+    few digits) is read around the points (`_point_values`), any other by `_decimal_values`.
     """
     view = memoryview(block)
     bounds, start = [], 0
@@ -182,31 +186,203 @@ def _decimal_table(block, columns):
         end = len(view) if end < 0 else end + 1
         bounds.append((start, end))
         start = end
-    parts = list(parallel_map(lambda b: _decimal_rows(view[b[0] : b[1]], columns), bounds))
-    if not parts or any(part is None for part in parts):
+    if not bounds:
         return None
-    return parts[0] if len(parts) == 1 else np.concatenate(parts)
+    pool = threading.local()  # each thread's work arrays, for this call only
+    if len(bounds) == 1:
+        values = _decimal_rows(block, 0, len(view), columns, None, None, pool)
+    else:
+        tokens = list(parallel_map(lambda b: _tokens(view[b[0] : b[1]], pool), bounds))
+        offsets = np.cumsum([0, *tokens])
+        values = np.empty(offsets[-1])
+        chunks = range(len(bounds))
+        slots = [values[offsets[i] : offsets[i + 1]] for i in chunks]
+        parts = list(
+            parallel_map(lambda i: _decimal_rows(block, *bounds[i], columns, tokens[i], slots[i], pool), chunks)
+        )
+        if any(part is None for part in parts):
+            return None
+    if values is None or columns is None:
+        return values
+    return values.reshape(-1, columns)
 
 
-def _decimal_rows(chunk, columns):
-    """Rows of one chunk of whole lines (see `_decimal_table`), or None."""
-    text = np.full(len(chunk) + 25, 32, dtype=np.uint8)  # 8 spaces before, 17 after: words stay inside
-    text[8:-17] = np.frombuffer(chunk, dtype=np.uint8)
-    if np.count_nonzero(text < 32) != sum(np.count_nonzero(text == c) for c in b"\t\n\r"):
+def _tokens(chunk, pool):
+    """The number of tokens (runs of bytes above the space) of `chunk`."""
+    text = np.frombuffer(chunk, dtype=np.uint8)
+    space = np.less_equal(text, 32, out=_work(pool, "space", text.shape, np.bool_))
+    starts = np.greater(space[:-1], space[1:], out=_work(pool, "flags", (len(text) - 1,), np.bool_))
+    return np.count_nonzero(starts) + bool(len(text) and not space[0])
+
+
+def _work(pool, name, shape, dtype):
+    """A work array of this thread's (`pool`: a threading.local), grown as needed."""
+    size = math.prod(shape)
+    array = getattr(pool, name, None)
+    if array is None or len(array) < size:
+        array = np.empty(size + size // 4, dtype)
+        setattr(pool, name, array)
+    return array[:size].reshape(shape)
+
+
+def _decimal_rows(block, start, end, columns, tokens, out, pool):
+    """Values of the chunk block[start:end] of whole lines (see `_decimal_table`), written in
+    `out` if given (an array of one value per token: `tokens` of them), else a new array; or None."""
+    size = end - start + 25
+    text = _work(pool, "text", (size,), np.uint8)  # 8 spaces before, 17 after: words stay inside
+    text[:8] = 32
+    text[8:-17] = np.frombuffer(memoryview(block)[start:end], dtype=np.uint8)
+    text[-17:] = 32
+    flags = _work(pool, "flags", (size,), np.bool_)
+    newlines = np.flatnonzero(np.equal(text, 10, out=flags))
+    allowed = len(newlines)  # the control characters allowed: line ends and tabs
+    for c in b"\t\r":
+        if block.find(bytes([c]), start, end) >= 0:
+            allowed += np.count_nonzero(np.equal(text, c, out=flags))
+    if np.count_nonzero(np.less(text, 32, out=flags)) != allowed:
         return None  # other control characters
+    if tokens is None:
+        space = np.less_equal(text, 32, out=_work(pool, "space", (size,), np.bool_))
+        tokens = np.count_nonzero(np.not_equal(space[:-1], space[1:], out=flags[:-1])) // 2
+    if not tokens:
+        return np.zeros(0)
+    found = _point_values(text, tokens, out, block.find(b"+", start, end) >= 0, pool)
+    if found is not None:
+        values, dots = found
+        return values if columns is None or _whole_rows(dots, newlines, columns) else None
     space = text <= 32
     edges = np.flatnonzero(space[:-1] != space[1:])  # each token's start, then its end (spaces around all)
     edges += 1
     starts, ends = edges[0::2], edges[1::2]
-    if not len(starts):
-        return np.zeros((0, columns) if columns else 0)
     values = _decimal_values(text, starts, ends)
-    if values is None or columns is None:
-        return values
-    per_line = np.diff(np.searchsorted(starts, np.flatnonzero(text == 10)), prepend=0, append=len(starts))
-    if not ((per_line == 0) | (per_line == columns)).all():
+    if values is None or (columns is not None and not _whole_rows(starts, newlines, columns)):
         return None
-    return values.reshape(-1, columns)
+    if out is None:
+        return values
+    out[:] = values
+    return out
+
+
+def _whole_rows(positions, newlines, columns):
+    """Whether every line holds none or `columns` of the tokens at `positions` (sorted)."""
+    per_line = np.diff(np.searchsorted(positions, newlines), prepend=0, append=len(positions))
+    return ((per_line == 0) | (per_line == columns)).all()
+
+
+_XOR_DIGITS = np.array([[0x3030303030303030], [0x303030303030302E]], dtype=np.uint64)  # digits xor '0' are 0-9
+_LOW_SEVEN = np.uint64(0x7F7F7F7F7F7F7F7F)
+_PAST_NINE = np.uint64(0x7676767676767676)  # added to a byte below 128: its high bit set from 10 up
+_HIGH_BITS = np.uint64(0x8080808080808080)
+_PAIRS = np.uint64(0x000000FF000000FF)
+_U = np.uint64
+
+
+def _point_values(text, tokens, out, plus, pool):
+    """The values of the usual table's numbers ([+-]digits.digits: a space and at most 7 bytes of
+    sign and digits before the point, at most 6 digits after, a digit at least), every token one
+    of them (`tokens` of them in the padded chunk `text`; `plus`: whether it has a '+'), written in
+    `out` (or a new array); and where their points are. None when a token is anything else (the
+    general fast path then reads the chunk).
+
+    Each number is read from the 16 bytes around its point: the 8 before it and the point with the
+    7 after (the point read as a leading '0'), 8 digits at a time (SWAR in 64-bit words). The
+    integer M of those 15 digits is below 1e14 < 2**53, and M / 1e7 (one IEEE division of exact
+    operands) is correctly rounded. That every token is such a number: one point in each, the
+    bytes around each point digits up to a space, or a sign and a space before, and as many points
+    as tokens.
+    """
+    flags = np.equal(text, 46, out=_work(pool, "flags", (len(text),), np.bool_))
+    if np.count_nonzero(flags) != tokens:
+        return None
+    dots = np.flatnonzero(flags)
+    around = np.ndarray((len(text) - 15,), dtype="V16", buffer=text, strides=(1,))  # (aligned gathers)
+    dots -= 8
+    words = around[dots].view(np.uint64).reshape(-1, 2)  # the 8 bytes before a point; it and 7 after
+    dots += 8
+    work = _work(pool, "work", (6, tokens), np.uint64)
+    digits, marks, scratch = work[0:2], work[2:4], work[4:6]
+    low, high = scratch
+    tests = _work(pool, "tests", (4, tokens), np.bool_)
+    for row in (0, 1):  # the integer part's digits, then the fraction's
+        np.bitwise_xor(words[:, row], _XOR_DIGITS[row], out=digits[row])
+    np.bitwise_and(digits, _LOW_SEVEN, out=marks)
+    marks += _PAST_NINE
+    marks |= digits
+    marks &= _HIGH_BITS  # the high bit of each byte that is not a digit
+    ends = marks[1]  # after the point: the first byte not a digit, its high bit alone
+    np.negative(ends, out=low)
+    ends &= low
+    ends >>= _U(7)  # 1 in that byte (none: 7 digits or more, declined)
+    if not ends.all():
+        return None
+    np.subtract(ends, _U(1), out=low)
+    digits[1] &= low  # the fraction's digits alone (after the 0), then zeros
+    np.multiply(ends, _U(255), out=low)
+    low &= words[:, 1]  # the byte after the number: a space or a line end
+    np.multiply(ends, _U(33), out=high)
+    if not np.less(low, high, out=tests[0]).all():
+        return None
+    lead = marks[0]  # before the point: the last byte not a digit (none: 8 digits, declined)
+    if not lead.all():
+        return None
+    for shift in (8, 16, 32):  # the high bit in that byte and every byte before it
+        np.right_shift(lead, _U(shift), out=low)
+        lead |= low
+    np.right_shift(lead, _U(8), out=low)
+    lead ^= low  # that byte's high bit alone
+    lead >>= _U(7)
+    np.left_shift(lead, _U(8), out=low)
+    np.negative(low, out=low)  # the integer part's bytes
+    digits[0] &= low
+    np.right_shift(ends, _U(16), out=high)
+    low |= high
+    if not low.all():  # a digit at least, before or after the point
+        return None
+    np.multiply(lead, _U(255), out=low)
+    low &= words[:, 0]  # the byte before the digits: a space or a sign
+    np.multiply(lead, _U(45), out=high)
+    negative = np.equal(low, high, out=tests[0])
+    sign = negative
+    if plus:
+        np.multiply(lead, _U(43), out=high)
+        sign = np.equal(low, high, out=tests[1])
+        sign |= negative
+    np.multiply(lead, _U(33), out=high)
+    good = np.less(low, high, out=tests[2])
+    if sign.any():  # before a sign, a space (inside the 8 bytes: 7 digits with a sign decline)
+        lead >>= _U(8)
+        np.multiply(lead, _U(255), out=low)
+        low &= words[:, 0]
+        np.multiply(lead, _U(33), out=high)
+        spaced = np.less(low, high, out=tests[3])
+        spaced &= sign
+        good |= spaced
+    if not good.all():
+        return None
+    _eight_values(digits, scratch)
+    digits[0] *= _U(10**7)
+    digits[0] += digits[1]
+    out = np.divide(digits[0], 1e7, out=out)
+    np.copyto(low, negative)
+    low <<= _U(63)  # the sign bit of the negative
+    bits = out.view(np.uint64)
+    bits |= low
+    return out, dots
+
+
+def _eight_values(words, scratch):
+    """In place: the integers of 8-byte words of one digit (0-9) per byte, the first byte most
+    significant; `scratch` an array of their shape."""
+    np.right_shift(words, _U(8), out=scratch)
+    words *= _U(10)
+    words += scratch
+    np.bitwise_and(words, _PAIRS, out=scratch)
+    scratch *= _U(100 + (1000000 << 32))
+    words >>= _U(16)
+    words &= _PAIRS
+    words *= _U(1 + (10000 << 32))
+    words += scratch
+    words >>= _U(32)
 
 
 def _decimal_values(text, starts, ends):

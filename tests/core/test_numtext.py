@@ -154,3 +154,63 @@ def test_splice_joins_slices_and_line_spans_find_lines():
     assert starts.tolist() == [0, 3, 4] and lengths.tolist() == [2, 0, 3]
     assert numtext.splice(data, [4, 0, 2, 5], [3, 2, 0, 1]) == b"cdeabd"
     assert numtext.splice(data, [], []) == b"" and numtext.line_spans(b"")[0].tolist() == []
+
+
+def _decimal_tokens(rng, count, short):
+    """Decimal tokens: signs, 0-8 digits before the point, 0-16 after, leading zeros, '-0', '.5',
+    '5.', some with exponents; `short`: only [+-]digits.digits with at most 6 digits on either side
+    (the point path), else any form the general fast path reads exactly (at most 15 digits, powers
+    of ten within 1e+-22)."""
+    digits = rng.integers(0, 10, (count, 24)).astype(str)
+    whole = rng.integers(0, 7 if short else 9, count)
+    fraction = rng.integers(0, 7 if short else 17, count)
+    signs = rng.choice(["", "-", "+", "-"], count)
+    tokens = []
+    for i in range(count):
+        w, f = "".join(digits[i, : whole[i]]), "".join(digits[i, 8 : 8 + fraction[i]])
+        if not short:
+            f = f[: max(0, 15 - len(w))]
+        if not w and not f:
+            w = "0"
+        point = "." if short or f or rng.random() < 0.5 else ""
+        exponent = ""
+        if not short and rng.random() < 0.05:
+            power = int(rng.integers(0, 23 - len(f)))
+            exponent = rng.choice(["e", "E"]) + rng.choice(["", "+"]) + str(power)
+        tokens.append(signs[i] + w + point + f + exponent)
+    return tokens
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_point_path_is_exact_and_declines_to_the_general_path(seed, monkeypatch):
+    """Runs of lines of the usual numbers (parsed around their points) and of every other form,
+    in chunks of either kind or both: the same bits as float(), -0.0 included."""
+    rng = np.random.default_rng(seed)
+    columns, lines = 6, []
+    tokens = []
+    for run in range(40):
+        row_tokens = _decimal_tokens(rng, columns * 50, short=run % 3 != 2)
+        tokens += row_tokens
+        separators = rng.choice([" ", " ", "  ", "\t", " \t"], len(row_tokens))
+        for i in range(0, len(row_tokens), columns):
+            line = "".join(t + s for t, s in zip(row_tokens[i : i + columns], separators[i : i + columns]))
+            lines.append(line.rstrip(" \t") + rng.choice(["\n", "\r\n", " \n", "\n\n"]))
+    block = "".join(lines).encode()
+    expected = np.array([float(t) for t in tokens]).reshape(-1, columns)
+    for chunk in (1 << 19, 3000, 200):
+        monkeypatch.setattr(numtext, "_CHUNK", chunk)
+        for result in (numtext._decimal_table(block, columns), numtext.parse_numbers(block).reshape(-1, columns)):
+            assert result is not None
+            assert np.array_equal(result.view(np.int64), expected.view(np.int64))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [b"-.5 1.", b"+1.25 -0.0", b"1234567.5 -123456.5", b"0.1234567 1.5", b"12345678.5 1.5", b"1.5 -1234567.5"],
+)
+def test_point_path_edges(text):
+    """At the limits of the point path (7 digits before the point, 6 after, a sign within 8 bytes):
+    read by it or by the general path, the same bits as float()."""
+    expected = np.array([[float(t) for t in text.split()]])
+    for block in (text, b"\n" + text + b"\r\n"):
+        assert np.array_equal(numtext._decimal_table(block, 2).view(np.int64), expected.view(np.int64))
