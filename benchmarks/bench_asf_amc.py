@@ -26,6 +26,7 @@ from timing import interleaved
 
 from mocap_io import core
 from mocap_io.core.formats import asf
+from mocap_io.core.skeleton import euler_order
 from sample_motion import cmu_like_motion
 
 CORPUS = pathlib.Path(os.environ.get("MOCAP_IO_CORPUS", pathlib.Path(__file__).resolve().parents[2] / "shared/corpus"))
@@ -85,13 +86,13 @@ def take(skeleton, frames, seed=0):
         + rng.normal(0, 0.3, (frames, count, 3))
     )
     for j, dofs in enumerate(skeleton.channels):  # axes without a dof stay zero
-        order = asf.reader_asf.euler_order(dofs)
+        order = euler_order(dofs)
         for slot, axis in enumerate(order):
             if not any(d[0] in "rR" and d[1].upper() == axis for d in dofs):
                 euler[:, j, slot] = 0.0
     translations = np.broadcast_to(skeleton.offsets, (frames, count, 3)).copy()
     translations[:, 0, 2] += 0.8 * np.arange(frames) / 120.0 * 17.0
-    orders = [asf.reader_asf.euler_order(c) for c in skeleton.channels]
+    orders = skeleton.euler_orders()
     return core.Motion(skeleton, 120.0, euler, orders, translations)
 
 

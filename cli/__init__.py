@@ -10,7 +10,7 @@ import traceback
 import warnings
 
 from ..core import formats
-from ..core.errors import ParseError
+from ..core.errors import FileNote, ParseError
 from ..core.markers import Markers
 from ..core.motion import Motion
 from . import files
@@ -113,7 +113,8 @@ def _error(message):
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None):
-    print(f"mocap-io: warning: {files.shown(str(message))}", file=sys.stderr)
+    kind = "note" if issubclass(category, FileNote) else "warning"  # a reader says which (core.errors)
+    print(f"mocap-io: {kind}: {files.shown(str(message))}", file=sys.stderr)
 
 
 def _parser():

@@ -1,5 +1,6 @@
 """A skeleton read as a standing body: which way is up and forward, where its floor, hip sockets and
-feet are, how long its legs are. What retargeting aligns and scales by (retarget.py, feet.py)."""
+feet are, how long its legs are. What retargeting aligns and scales by (retarget.py, feet.py); the
+one guess of a take's up direction (take_up: retargeting, drawing)."""
 
 import numpy as np
 
@@ -137,6 +138,37 @@ class Body:
                 if np.linalg.norm(across) > 1e-9 * self.legs:
                     return across / np.linalg.norm(across)
         return None
+
+
+def take_up(motion, roles=None, positions=None):
+    """(3,) the up direction of a take, a signed coordinate axis, or None when nothing tells: the
+    file's own where it names one (HTR's GlobalAxisofGravity, `motion.record["up_axis"]`), else the
+    axis nearest the direction from the hips to the head over up to 25 frames spread evenly over
+    the take, the rest pose for a take of no frames (bone_map.up_from_roles). Retargeting and
+    drawing (figure.Figure.up) take a take's up from here; each has its own answer for None.
+
+    roles      find_roles(motion.skeleton), when the caller has them (else found here)
+    positions  (F, J, 3) the take's world joint positions, when the caller has them (else only the
+               frames looked at are computed)
+    """
+    axis = str(motion.record.get("up_axis") or "").upper()
+    if axis in ("X", "Y", "Z"):
+        return np.eye(3)["XYZ".index(axis)]
+    roles = find_roles(motion.skeleton) if roles is None else roles
+    frames = sample_frames(motion.frame_count)
+    if not len(frames):
+        points = motion.skeleton.rest_world()[1][None]
+    elif positions is not None:
+        points = positions[frames]
+    else:
+        points = motion.take(frames).world_positions()
+    return up_from_roles(roles, points)
+
+
+def sample_frames(frames, count=25):
+    """Up to `count` frame indices spread evenly over `frames` frames, the first and the last
+    among them (none for no frames)."""
+    return np.unique(np.linspace(0, frames - 1, min(frames, count)).astype(int))
 
 
 def upright_turn(source, target):

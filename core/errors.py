@@ -1,5 +1,6 @@
-"""The one error type every reader raises for bad input, the checks that find non-finite numbers
-and arrays larger than a file can make, and one-line messages."""
+"""The one error type every reader raises for bad input, the two kinds of message a reader gives
+for input it reads (FileWarning, FileNote), the checks that find non-finite numbers and arrays
+larger than a file can make, and one-line messages."""
 
 import numpy as np
 
@@ -32,7 +33,18 @@ class ParseError(ValueError):
         super().__init__(one_line(f"{where}: {what}"))
 
 
-class FrameCountWarning(UserWarning):
+class FileWarning(UserWarning):
+    """Something in a file is odd and the reader read past it (dropped, cut or chose between what
+    the file says against itself): shown to the user as a warning. Readers warn with this category
+    (or a subclass); any other warning a reader raises counts as one too."""
+
+
+class FileNote(UserWarning):
+    """What a reader did with a file that is sound (decoded it byte-swapped, kept an entry it does
+    not know for the writer): shown to the user as information, not as a warning."""
+
+
+class FrameCountWarning(FileWarning):
     """A reader kept another number of frames than the file declares (a lenient read of a short or
     long table, a C3D data section that ends early): `declared` and `kept` say how many, so that a
     caller can tell what the reading cost without parsing the message."""
@@ -43,23 +55,34 @@ class FrameCountWarning(UserWarning):
         self.kept = int(kept)
 
 
-# The arrays a text file may make are bounded by its size (a few bytes can stand for many values):
+# The arrays a file may make are bounded by its size (a few bytes can stand for many values):
 MEMORY_PER_BYTE = 100
 MEMORY_FLOOR = 64 << 20
+# A Motion's frame holds two float64 triples per joint (angles, translation): a reader of a
+# hierarchy whose rows of few channels stand for many joints bounds frames x joints by it.
+BYTES_PER_JOINT_FRAME = 48
 
 
-def check_memory(path, need, size, what, *, line=None, why=""):
-    """Raise ParseError unless `need` bytes of arrays, made from counts read in a file of `size`
-    bytes, are at most MEMORY_PER_BYTE x `size` + MEMORY_FLOOR: checked before allocating.
+def memory_allowed(size):
+    """The most bytes of arrays that counts read from a file of `size` bytes may make:
+    MEMORY_PER_BYTE x `size` + MEMORY_FLOOR (see check_memory)."""
+    return MEMORY_FLOOR + MEMORY_PER_BYTE * size
+
+
+def check_memory(path, need, size, what, *, line=None, offset=None, why=""):
+    """Raise ParseError at `line` or byte `offset` unless `need` bytes of arrays, made from counts
+    read in a file of `size` bytes, are at most memory_allowed(`size`): checked before allocating.
+    Every reader bounds what a count it reads would make here.
 
     The message reads "{what} would take N MiB from a file of M MiB (at most ...){why}".
     """
-    if need > MEMORY_FLOOR + MEMORY_PER_BYTE * size:
+    if need > memory_allowed(size):
         raise ParseError(
             path,
             f"{what} would take {need / 2**20:.0f} MiB from a file of {size / 2**20:.1f} MiB "
             f"(at most {MEMORY_PER_BYTE} x the file size + {MEMORY_FLOOR >> 20} MiB){why}",
             line=line,
+            offset=offset,
         )
 
 

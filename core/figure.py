@@ -5,7 +5,7 @@ import warnings
 
 import numpy as np
 
-from .bone_map import find_roles, up_from_roles
+from .body import sample_frames, take_up
 from .fk import points_in_world
 from .markers import Markers
 from .mesh import Mesh, MeshAnimation
@@ -21,9 +21,9 @@ class Figure:
     names      a name per point (joints, then "<joint> End Site"; markers; none for meshes)
     segments   (S, 2) point indices joined by a line: bones (parent to child), mesh edges
     fps, frame_count
-    up         (3,) the up direction, a signed coordinate axis: HTR's GlobalAxisofGravity, else the
-               axis nearest a skeleton's hips-to-head direction (median over frames), else the axis
-               along which the points spread most in the median frame; +Y for meshes (OBJ's)
+    up         (3,) the up direction, a signed coordinate axis: a skeleton's from body.take_up (HTR's
+               GlobalAxisofGravity, else the axis nearest its hips-to-head direction), else the
+               axis along which the points spread most in the median frame; +Y for meshes (OBJ's)
     """
 
     def __init__(self, data):
@@ -92,27 +92,16 @@ class Figure:
         return low, high
 
     def _skeleton_up(self):
-        axis = str(self.data.record.get("up_axis") or "").upper()
-        if axis in ("X", "Y", "Z"):
-            return np.eye(3)["XYZ".index(axis)]
-        points = (
-            self.points(_sample(self.frame_count)) if self.frame_count else self.data.skeleton.rest_world()[1][None]
-        )
-        up = up_from_roles(find_roles(self.data.skeleton), points)
+        up = take_up(self.data)
         return np.eye(3)[self._up()] if up is None else up
 
     def _up(self):
         """The axis along which the points spread most in the median of up to 25 frames."""
         if self.kind == "mesh" or not self.frame_count or not self.point_count:
             return 1
-        sample = self.points(_sample(self.frame_count))
+        sample = self.points(sample_frames(self.frame_count))
         with np.errstate(invalid="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # frames where every marker is missing
             spread = np.nanmax(sample, axis=1) - np.nanmin(sample, axis=1)
             median = np.nanmedian(spread, axis=0)
         return int(np.argmax(np.nan_to_num(median, nan=-1.0)))
-
-
-def _sample(frames, count=25):
-    """Up to `count` frame indices spread evenly over `frames` frames."""
-    return np.unique(np.linspace(0, frames - 1, min(frames, count)).astype(int))

@@ -1,6 +1,6 @@
 """Input files as every reader opens them: regular files only (a FIFO would block the read forever, a
 link to /dev/zero never end), read no further than the size they had when opened (a file that
-grows meanwhile is an error, not a read that never ends)."""
+grows meanwhile is an error, not a read that never ends); a text file's byte-order mark dropped."""
 
 import errno
 import os
@@ -9,6 +9,7 @@ import stat
 from .errors import ParseError
 
 _KINDS = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"))
+BOM = b"\xef\xbb\xbf"  # UTF-8's byte-order mark, which Windows tools write at the start of text files
 
 
 def open_input(path):
@@ -29,6 +30,20 @@ def open_input(path):
         os.close(fd)
         raise
     return Bounded(file, path)
+
+
+def without_bom(data, *, keep_offsets=False):
+    """`data` (bytes or a bytearray, a text file's start) without the UTF-8 byte-order mark it may
+    begin with: every text reader drops it here. keep_offsets=True puts three spaces in its place
+    instead, so that byte offsets stay those of the file. A bytearray is changed in place (no copy
+    of a large file) and returned."""
+    if not data.startswith(BOM):
+        return data
+    spaces = b"   " if keep_offsets else b""
+    if isinstance(data, bytearray):
+        data[: len(BOM)] = spaces
+        return data
+    return spaces + data[len(BOM) :]
 
 
 def read_input(path):

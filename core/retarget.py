@@ -6,10 +6,10 @@ leave no twist. Positions follow from the target's own offsets; root motion is s
 import numpy as np
 
 from . import rotations, stance
-from .body import Body, upright_turn
-from .bone_map import auto_map, up_from_roles
+from .body import Body, take_up, upright_turn
+from .bone_map import auto_map
 from .motion import Motion
-from .skeleton import ROTATION_CHANNELS, child_lists, descendants
+from .skeleton import child_lists, descendants, topmost
 
 
 def retarget(
@@ -40,9 +40,11 @@ def retarget(
                     slower than `contact_speed` times the body's pace; heel, flat and toe phases; the
                     legs bent by two-bone IK eased in and out in rotation space over `blend` seconds
                     or more (stance.plant_feet); False copies the source's feet as they move
-    up              the take's up direction (default: hips to head over the take, snapped to an axis)
-    euler_orders    one Euler order for every joint, or one per joint (default: the order of each
-                    joint's rotation channels in the target's layout, else "ZXY")
+    up              the take's up direction (default: body.take_up: the file's up axis where it
+                    names one, else hips to head over the take, snapped to an axis; else the
+                    source's rest pose's)
+    euler_orders    one Euler order for every joint, or one per joint (default: the order each
+                    joint's channels in the target's layout give, skeleton.euler_order, else "ZXY")
 
     Source and target share world axes and the ground; a target whose rest pose stands on another
     axis is stood on the source's.
@@ -52,14 +54,14 @@ def retarget(
     world, position = motion.world_transforms(scaled=False)
     body_source, body_target = Body(source), Body(target)
     if up is None:  # the take's: a rest pose need not stand (Bandai Namco's lies along its joints' axes)
-        up = up_from_roles(body_source.roles, position[:: max(1, len(position) // 25)])
+        up = take_up(motion, body_source.roles, position)
     up = body_source.up if up is None else np.asarray(up, dtype=float) / np.linalg.norm(up)
     take = stance.Take(body_source, body_target, pairs, world, position, up, motion.fps)
     upright = upright_turn(body_source, body_target)
     world_target = _target_world(source, target, pairs, world, _alignments(body_source, body_target, pairs, upright))
     _steer_trunk(take, world_target, upright)
     levels = stance.floors(take, root_scale)
-    movers = [k for k in pairs if _top(target.parents, pairs, k)]
+    movers = topmost(target.parents, pairs.keys())
     placed = stance.place_roots(take, movers, world_target, root_scale, levels)
     position_target = stance.world_positions(target, world_target, placed)
     if fix_feet:
@@ -212,26 +214,12 @@ def _fit(a, b):
     return rotations.swing(a_sum, b_sum)
 
 
-def _top(parents, pairs, k):
-    """Whether mapped joint k has no mapped ancestor."""
-    p = parents[k]
-    while p >= 0:
-        if p in pairs:
-            return False
-        p = parents[p]
-    return True
-
-
 def _orders(skeleton, euler_orders):
-    """Per joint Euler order: given, or the skeleton's rotation channels (missing axes after them)."""
+    """Per joint Euler order: given, or the one its channels give (skeleton.euler_order)."""
     if isinstance(euler_orders, str):
         return [euler_orders.upper()] * skeleton.joint_count
     if euler_orders is not None:
         if len(euler_orders) != skeleton.joint_count:
             raise ValueError(f"{len(euler_orders)} Euler orders for {skeleton.joint_count} joints")
         return [o.upper() for o in euler_orders]
-    orders = []
-    for channels in skeleton.channels:
-        axes = "".join(c[0] for c in channels if c in ROTATION_CHANNELS)
-        orders.append(axes + "".join(a for a in "XYZ" if a not in axes) if axes else "ZXY")
-    return orders
+    return skeleton.euler_orders(default="ZXY")

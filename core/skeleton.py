@@ -1,5 +1,5 @@
 """Skeleton: joint hierarchy, rest offsets and rotations, channel layout as read, End Sites; the
-tree helpers that work on parent indices."""
+tree helpers that work on parent indices; the Euler order a joint's channels give."""
 
 import heapq
 
@@ -20,9 +20,11 @@ class CyclicHierarchy(ValueError):
         super().__init__(f"cyclic hierarchy: {shown[:200]} (each is the parent of the one before)")
 
 
-def child_lists(parents):
-    """The children of every joint (lists in index order); `parents` holds -1 for a root."""
-    children = [[] for _ in parents]
+def child_lists(parents, count=None):
+    """The children of every joint (lists in index order); `parents` holds -1 for a root. With
+    `count`, what hangs from `count` joints: child_lists(end_site_parents, joint_count) lists
+    every joint's End Sites."""
+    children = [[] for _ in range(len(parents) if count is None else count)]
     for j, p in enumerate(parents):
         if p >= 0:
             children[p].append(j)
@@ -36,6 +38,19 @@ def descendants(children, joint):
         out.append(stack.pop())
         stack.extend(children[out[-1]])
     return out
+
+
+def topmost(parents, joints):
+    """The joints of `joints` (a set of indices) that have no ancestor in it, in index order: the
+    tops of the subtrees a mapping drives (a retarget's mapped joints)."""
+    tops = []
+    for k in sorted(joints):
+        p = parents[k]
+        while p >= 0 and p not in joints:
+            p = parents[p]
+        if p < 0:
+            tops.append(k)
+    return tops
 
 
 def parents_first(parents, names):
@@ -57,6 +72,30 @@ def parents_first(parents, names):
             seen.add(chain[-1])
         raise CyclicHierarchy(chain[chain.index(parents[chain[-1]]) :], names)
     return order
+
+
+def renumbered(parents, order):
+    """The parent indices of the joints in `order` (from `parents_first`), as positions in that
+    order (-1 for a root): the hierarchy listed parents first."""
+    position = {j: k for k, j in enumerate(order)}
+    return [position[parents[j]] if parents[j] >= 0 else -1 for j in order]
+
+
+def euler_order(channels, default="XYZ"):
+    """The Euler order (see `rotations`: "ZXY" is R = Rz @ Rx @ Ry) of a joint from its channels
+    as its file lists them: its rotation axes as the matrix product is written, left to right, then
+    the axes without a channel in XYZ order (their angles stay zero); `default` for a joint without
+    rotation channels. The readers that take orders from channels (BVH, AMC), retargeting and the
+    add-on's export take a joint's order from here.
+
+    Channel names (BVH, HTR, Blender read back: "Zrotation Xrotation Yrotation") list the product
+    left to right: "ZXY". An ASF dof list ("rx ry rz", or the root's "RX RY RZ") lists the
+    rotations as they apply to a vector, the first applied first, so the product in reverse: "ZYX".
+    """
+    names = [c[0] for c in channels if c in ROTATION_CHANNELS]
+    dofs = [d[1].upper() for d in reversed(channels) if len(d) == 2 and d[0] in "rR" and d[1].upper() in "XYZ"]
+    axes = names or dofs
+    return "".join(axes + [a for a in "XYZ" if a not in axes]) if axes else default
 
 
 class Skeleton:
@@ -136,6 +175,10 @@ class Skeleton:
             self.parents, lambda j, frames: np.eye(3)[..., None], self.offsets[None], rest_rotations=self.rest_rotations
         )
         return linear[0], position[0]
+
+    def euler_orders(self, default="XYZ"):
+        """The Euler order of every joint from its channels (see `euler_order`)."""
+        return [euler_order(c, default) for c in self.channels]
 
     def has_positions(self, joint):
         """Whether the file gives `joint` position channels."""

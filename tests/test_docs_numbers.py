@@ -19,7 +19,6 @@ from mocap_io import core
 from mocap_io.cli import batch, preview
 from mocap_io.core import errors, frame_rate
 from mocap_io.core.formats import rib, trc
-from mocap_io.core.formats.bvh import reader as bvh_reader
 from mocap_io.core.formats.c3d import writer as c3d_writer
 from mocap_io.core.formats.famc import model as famc_model
 from mocap_io.core.formats.famc import syntax as famc_syntax
@@ -56,7 +55,7 @@ def test_readme_frame_time_examples_stand_for_their_rates():
 
 def test_bvh_doc_limits():
     text = doc("docs/bvh.md")
-    assert int(number(r"\((\d+) bytes per joint and frame\)", text)) == bvh_reader._BYTES_PER_JOINT_FRAME
+    assert int(number(r"\((\d+) bytes per joint and frame\)", text)) == errors.BYTES_PER_JOINT_FRAME
     per_byte, floor = re.search(r"at most\s+(\d+)\s+times the file size plus\s+(\d+)\s+MiB", text).groups()
     assert int(per_byte) == errors.MEMORY_PER_BYTE and int(floor) << 20 == errors.MEMORY_FLOOR
     decimals = int(number(r"writes tabs and (\d+) decimals by default", text))

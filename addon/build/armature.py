@@ -6,6 +6,7 @@ import numpy as np
 from ...core import rotations
 from ...core.errors import first_nonfinite
 from ...core.parallel import parallel_map
+from ...core.skeleton import child_lists
 from ..common import compat
 from ..common.names import blender_names
 from ..common.pose_space import bone_basis
@@ -101,9 +102,9 @@ def _bone_ends(skeleton, axes, scale):
     extent = np.ptp(np.vstack([heads, ends]), axis=0).max() if len(heads) > 1 or len(ends) else 0.0
     fallback = 0.1 * extent if extent > 0 else 0.1 * scale
     tails = np.empty_like(heads)
+    children, sites = child_lists(skeleton.parents), child_lists(skeleton.end_site_parents, skeleton.joint_count)
     for j in range(skeleton.joint_count):
-        children = skeleton.children(j)
-        targets = heads[children] if len(children) else ends[skeleton.end_site_parents == j]
+        targets = heads[children[j]] if children[j] else ends[sites[j]]
         tail = targets.mean(axis=0) if len(targets) else heads[j]
         if np.linalg.norm(tail - heads[j]) < 1e-4 * max(fallback, 1e-9):
             parent = skeleton.parents[j]

@@ -50,11 +50,11 @@ def import_memg_steps(
     (file_record) for export.
     """
     yield 0.0, f"reading {os.path.basename(path)}"
-    with InFile(path):
+    messages = Messages()  # the reader's, then the import's own
+    with messages.reading(), InFile(path):
         animation = read_memg(path, obj=obj_path or None, layout=layout.lower())
     swapped = " (byte-swapped file)" if animation.byte_swapped else ""  # pyright: ignore[reportAttributeAccessIssue] - read_memg's
-    details = [f"{os.path.basename(path)}: U and Q read {animation.layout}-major{swapped}"]  # pyright: ignore[reportAttributeAccessIssue]
-    messages = []
+    messages.details.append(f"{os.path.basename(path)}: U and Q read {animation.layout}-major{swapped}")  # pyright: ignore[reportAttributeAccessIssue]
     name = os.path.splitext(os.path.basename(path))[0]
     frames = frame_start + np.arange(animation.frame_count)
     axes = np.eye(4)
@@ -64,14 +64,14 @@ def import_memg_steps(
         if mode == "BAKED":
             obj, cache = yield from baked(context, animation, path, name, frame_start)
             obj.matrix_world = axes.T.tolist()
-            messages.append(f"cache written to {cache}")
+            messages.notes.append(f"cache written to {cache}")
         else:
             obj = yield from _basis(context, animation, name, frames)
             obj.parent.matrix_world = axes.T.tolist()
         file_record.remember(obj, **take_facts(frame_start, animation.frame_count, Fraction(animation.fps)))
         select_only(context, [o for o in (obj.parent, obj) if o is not None], obj)
         update_scene(context.scene, render_rate, (frame_start, frame_start + max(animation.frame_count - 1, 0)))
-    return obj, Messages(notes=messages, details=details)
+    return obj, messages
 
 
 def _link(context, name, data):

@@ -21,7 +21,6 @@ from ...core.frame_rate import standard_rate
 from ..common import compat, file_record
 from ..common.failures import InFile
 from ..common.file_record import take_facts
-from ..common.messages import Messages
 from ..common.names import blender_names
 from ..common.progress import run
 from ..common.selection import select_only
@@ -54,9 +53,10 @@ def import_markers_steps(context, paths, *, strict=False, **options):
     sources = [
         (path, lambda path=path: core.read(path, **({"strict": strict} if _is_c3d(path) else {}))) for path in paths
     ]
-    takes, warned = yield from read_takes(sources)
+    takes, messages = yield from read_takes(sources)
     objects, notes = yield from build_markers(context, takes, **options)
-    return objects, Messages(warned, notes)
+    messages.notes += notes
+    return objects, messages
 
 
 def build_markers(

@@ -3,7 +3,6 @@
 
 import math
 import os
-import warnings
 from fractions import Fraction
 
 import numpy as np
@@ -11,6 +10,7 @@ import numpy as np
 from ...core.frame_rate import snap_rate
 from ..common import file_record
 from ..common.failures import InFile
+from ..common.messages import Messages
 from ..common.selection import select_only
 from ..common.transaction import all_or_nothing
 from ..common.units import axis_matrix, guess_scale, key_frames, scene_fps, scene_rate
@@ -22,16 +22,15 @@ READING = 0.2  # the share of the progress bar that reading the files takes
 
 def read_takes(sources):
     """A generator of progress steps that reads `sources` [(path, read)], where read() returns the
-    file's model (a Motion, Markers); returns ([(path, model)], the text of every warning the
-    readers raised). An error propagates with the file it concerns as its `import_file` (see failures.py)."""
-    takes, warned = [], []
+    file's model (a Motion, Markers); returns ([(path, model)], Messages of what the readers said:
+    their warnings and notes, each of its kind). An error propagates with the file it concerns as
+    its `import_file` (see failures.py)."""
+    takes, messages = [], Messages()
     for i, (path, read) in enumerate(sources):
         yield READING * i / len(sources), f"reading {os.path.basename(path)}"
-        with warnings.catch_warnings(record=True) as caught, InFile(path):
-            warnings.simplefilter("always")
+        with messages.reading(), InFile(path):
             takes.append((path, read()))
-        warned += [str(w.message) for w in caught]
-    return takes, warned
+    return takes, messages
 
 
 def build_motions(

@@ -16,6 +16,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from ...core.skeleton import child_lists
 from .names import blender_names
 
 KEY = "mocap_io"
@@ -25,9 +26,7 @@ def remember_skeleton(armature, skeleton, axes, scale, unit=None):
     """Store the joints of `skeleton` (file units) on the armature data built from it with the
     axis matrix `axes` and `scale` (Blender units per file unit); `unit`: (its name, metres per
     file unit) when known (chosen by Auto Scale or named by the file), else None."""
-    ends = {}
-    for parent, offset in zip(skeleton.end_site_parents, skeleton.end_site_offsets):
-        ends.setdefault(int(parent), []).append(offset.tolist())
+    ends = child_lists(skeleton.end_site_parents, skeleton.joint_count)
     bones = blender_names(skeleton.names)
     joints = {
         bone: {
@@ -35,7 +34,7 @@ def remember_skeleton(armature, skeleton, axes, scale, unit=None):
             "parent": bones[p] if p >= 0 else None,
             "channels": list(channels),
             "offset": offset.tolist(),
-            "end_sites": ends.get(j, []),
+            "end_sites": skeleton.end_site_offsets[ends[j]].tolist(),
         }
         for j, (bone, name, p, channels, offset) in enumerate(
             zip(bones, skeleton.names, skeleton.parents, skeleton.channels, skeleton.offsets)

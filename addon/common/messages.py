@@ -1,11 +1,13 @@
-"""What an import tells the user besides its objects, in kinds kept apart from the start: the
-readers' warnings (something in a file was odd: reported as WARNING), the importer's notes (what
-it chose or wrote: reported as INFO) and details for the curious (how a file was decoded: printed
-on the console only)."""
+"""What an import tells the user besides its objects, in kinds kept apart from the start: warnings
+(something in a file was odd: a reader's FileWarning, reported as WARNING), notes (what a reader or
+the importer chose or wrote: a reader's FileNote, the importer's own, reported as INFO) and details
+for the curious (how a file was decoded: printed on the console only)."""
 
+import warnings
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from ...core.errors import one_line
+from ...core.errors import FileNote, one_line
 from .failures import artist_words
 
 
@@ -29,6 +31,17 @@ class Messages:
 
     def __getitem__(self, index):
         return [*self][index]
+
+    @contextmanager
+    def reading(self):
+        """Catch the Python warnings raised in the block (a reader's) into these messages: a
+        FileNote as a note, any other as a warning (core.errors: readers say which kind)."""
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            yield self
+        for warning in caught:
+            kind = self.notes if issubclass(warning.category, FileNote) else self.warnings
+            kind.append(str(warning.message))
 
     def report(self, operator):
         """Report the messages on `operator`, one line each in an artist's words (see

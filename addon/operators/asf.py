@@ -9,7 +9,6 @@ from bpy.props import BoolProperty, FloatProperty, StringProperty
 from ... import core
 from ...core.formats.asf import find_asf, read_asf
 from ..build.motions import build_motions, read_takes
-from ..common.messages import Messages
 from ..common.progress import run
 from ..common.registration import file_format
 from .motion import JointAxes, MotionExport, MotionImport, export_motion
@@ -47,11 +46,12 @@ def import_asf_steps(context, paths, *, metres=True, fps=120.0, fill_missing=Fal
         sources = [(amc, lambda amc=amc: read(amc)) for amc in amcs]
     else:
         sources = [(asfs[0], lambda: core.read(asfs[0], metres=metres, fps=fps))]
-    takes, warned = yield from read_takes(sources)
+    takes, messages = yield from read_takes(sources)
     if metres:
         options["file_unit"] = ("metres", 1.0)
     objects, notes = yield from build_motions(context, takes, **options)
-    return objects, Messages(warned, notes)
+    messages.notes += notes
+    return objects, messages
 
 
 def export_asf(context, obj, path, **options):

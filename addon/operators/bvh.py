@@ -6,7 +6,6 @@ from bpy.props import BoolProperty, EnumProperty, StringProperty
 
 from ... import core
 from ..build.motions import build_motions, read_takes
-from ..common.messages import Messages
 from ..common.progress import run
 from ..common.registration import file_format
 from .motion import MotionExport, MotionImport, export_motion
@@ -30,9 +29,10 @@ def import_bvh_steps(context, paths, *, positions="REPLACE", strict=True, **opti
     """
     positions = positions.lower()
     sources = [(path, lambda path=path: core.read(path, positions=positions, strict=strict)) for path in paths]
-    takes, warned = yield from read_takes(sources)
+    takes, messages = yield from read_takes(sources)
     objects, notes = yield from build_motions(context, takes, **options)
-    return objects, Messages(warned, notes)
+    messages.notes += notes
+    return objects, messages
 
 
 def export_bvh(context, obj, path, **options):

@@ -7,7 +7,6 @@ from bpy.props import BoolProperty, EnumProperty, StringProperty
 from ... import core
 from ..build.motions import build_motions, read_takes
 from ..common import file_record
-from ..common.messages import Messages
 from ..common.progress import run
 from ..common.registration import file_format
 from ..common.units import LENGTH_ITEMS, LENGTHS, length_unit
@@ -35,7 +34,7 @@ def import_htr_steps(context, paths, *, euler_reading="PRODUCT", strict=True, fr
     """
     euler_reading = euler_reading.lower()
     sources = [(path, lambda path=path: core.read(path, euler_reading=euler_reading, strict=strict)) for path in paths]
-    takes, warned = yield from read_takes(sources)
+    takes, messages = yield from read_takes(sources)
     if from_file and takes:
         record = takes[0][1].record
         units = record.get("calibration_units")
@@ -44,7 +43,8 @@ def import_htr_steps(context, paths, *, euler_reading="PRODUCT", strict=True, fr
             options["file_unit"] = (units, metres)
         options["axis_forward"], options["axis_up"] = _FILE_AXES.get(record.get("up_axis", "Y"), _FILE_AXES["Y"])
     objects, notes = yield from build_motions(context, takes, **options)
-    return objects, Messages(warned, notes)
+    messages.notes += notes
+    return objects, messages
 
 
 def export_htr(context, obj, path, *, units="FILE", scale=None, auto_scale=None, **options):

@@ -7,10 +7,9 @@ import numpy as np
 
 from ... import core
 from ...core import rotations
-from ...core.formats.bvh.reader import euler_order
 from ...core.frame_rate import snap_rate
 from ...core.rotations import sandwich
-from ...core.skeleton import POSITION_CHANNELS, ROTATION_CHANNELS
+from ...core.skeleton import POSITION_CHANNELS, ROTATION_CHANNELS, euler_order
 from ..build.armature import bone_rest_matrices
 from ..common import compat, file_record
 from ..common.compat import sample

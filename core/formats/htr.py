@@ -20,9 +20,18 @@ import numpy as np
 
 from .. import rebase, rotations
 from ..atomic import atomic_write
-from ..errors import ParseError, beyond, check_bound, check_rate, first_beyond, require_bounded, require_rate
+from ..errors import (
+    FileWarning,
+    ParseError,
+    beyond,
+    check_bound,
+    check_rate,
+    first_beyond,
+    require_bounded,
+    require_rate,
+)
 from ..frame_rate import snap_rate, stands_for
-from ..inputs import read_input
+from ..inputs import read_input, without_bom
 from ..motion import Motion
 from ..numtext import (
     decode_text,
@@ -34,7 +43,7 @@ from ..numtext import (
     parse_table,
     shortest,
 )
-from ..skeleton import POSITION_CHANNELS, CyclicHierarchy, Skeleton, parents_first
+from ..skeleton import POSITION_CHANNELS, CyclicHierarchy, Skeleton, parents_first, renumbered
 
 READINGS = ("product", "applied")  # how EulerRotationOrder "ZYX" reads: Rz @ Ry @ Rx, or Rx @ Ry @ Rz
 HEADER_KEYS = (  # the order every producer writes and some readers (by position) expect
@@ -76,9 +85,7 @@ def read_htr(path, *, euler_reading="product", strict=True):
     """
     if euler_reading not in READINGS:
         raise ValueError(f"euler_reading must be one of {READINGS}, not {euler_reading!r}")
-    data = normalize_newlines(read_input(path))
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
+    data = without_bom(normalize_newlines(read_input(path)))
     head = _Head(path)
     head.parse(data)
     settings = _Settings(head.header, lambda what, line: ParseError(path, what, line=line), head.header_lines())
@@ -266,8 +273,7 @@ class _Head:
             order = parents_first(parent, [child for child, _, _ in self.hierarchy])
         except CyclicHierarchy as cycle:
             raise self.error(str(cycle), self.hierarchy[cycle.loop[0]][2]) from None
-        new = {j: k for k, j in enumerate(order)}
-        return [self.hierarchy[j][0] for j in order], [new[parent[j]] if parent[j] >= 0 else -1 for j in order]
+        return [self.hierarchy[j][0] for j in order], renumbered(parent, order)
 
     def base_positions(self, names):
         """(J, 7) base position of every segment, in the order of `names`."""
@@ -355,7 +361,8 @@ def _one_by_one(path, data, blocks, frames, strict):
         tables.append(table)
     count = min((len(t) for t in tables), default=frames)
     if any(len(t) != count for t in tables):
-        warnings.warn(f"{path}: segment blocks of different lengths, all cut to {count} frames", stacklevel=4)
+        what = f"segment blocks of different lengths, all cut to {count} frames"
+        warnings.warn(f"{path}: {what}", FileWarning, stacklevel=4)
     return [t[:count] for t in tables]
 
 

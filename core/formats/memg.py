@@ -21,7 +21,7 @@ import warnings
 import numpy as np
 
 from ..atomic import atomic_writes
-from ..errors import LARGEST, ParseError, beyond, check_rate, first_beyond, require_bounded, require_rate
+from ..errors import LARGEST, FileNote, ParseError, beyond, check_rate, first_beyond, require_bounded, require_rate
 from ..inputs import read_input
 from ..mesh import GroupBasis, MeshAnimation
 from ..numtext import ranges
@@ -65,7 +65,8 @@ def read_memg(path, *, obj=None, layout="auto"):
         raw.append(_read_group(stream, mesh, frames, steps, seen))
         _check_reach(path, raw[-1], largest, at)
     if stream.swapped:
-        warnings.warn(f"{path}: big-endian file (endian flag byte-swapped); read with swapped bytes", stacklevel=2)
+        what = "big-endian file (endian flag byte-swapped); read with swapped bytes"
+        warnings.warn(f"{path}: {what}", FileNote, stacklevel=2)
     with np.errstate(over="ignore", invalid="ignore"):  # huge (finite) values score as NaN: column-major
         scores = {name: _roughness(mesh, transforms, raw, name) for name in LAYOUTS} if layout == "auto" else {}
     if layout == "auto":

@@ -14,8 +14,8 @@ import warnings
 import numpy as np
 
 from ..atomic import atomic_write
-from ..errors import LARGEST, MEMORY_FLOOR, MEMORY_PER_BYTE, ParseError, beyond, check_memory, check_rate
-from ..inputs import open_input
+from ..errors import LARGEST, FileWarning, ParseError, beyond, check_memory, check_rate, memory_allowed
+from ..inputs import open_input, without_bom
 from ..markers import Markers
 from ..numtext import (
     decimal_digits,
@@ -96,11 +96,13 @@ def read_trc(path):
         warnings.warn(
             f"{path}: NumMarkers is {declared}, the rows hold coordinates of {count} markers: the extra ones are "
             f"named point<n>",
+            FileWarning,
             stacklevel=2,
         )
     if len(positions) != frames_declared:
         warnings.warn(
             f"{path}: NumFrames is {frames_declared}, the file has {len(positions)} rows: reading them all",
+            FileWarning,
             stacklevel=2,
         )
     units = header.get("Units", "").strip()
@@ -122,9 +124,7 @@ def _header_lines(path, f):
     while blocks[-1] and lines < 5:  # counted block by block, joined once: long header lines take linear time
         blocks.append(f.read(_BLOCK))
         lines += blocks[-1].count(b"\n")
-    head = b"".join(blocks)
-    if head.startswith(b"\xef\xbb\xbf"):
-        head = head[3:]
+    head = without_bom(b"".join(blocks))
     if not head.strip() and not (head + f.read()).strip():
         raise ParseError(path, "empty file, expected the TRC header (PathFileType ...)", line=1)
     if _LONE_CR.search(head):  # CR line ends: the whole file as LF lines, in memory (such files are small)
@@ -192,7 +192,7 @@ class _Rows:
             self.first = (int(table[0, 0]), float(table[0, 1]))
             guess = int(rows * self.size / max(nbytes, 1) * 1.05) + 16
             capacity = self.declared if rows <= self.declared <= 2 * guess else guess
-            allowed = (MEMORY_FLOOR + MEMORY_PER_BYTE * self.size) // (8 * max(width - 2, 1))
+            allowed = memory_allowed(self.size) // (8 * max(width - 2, 1))
             self.table = np.empty((max(rows, min(capacity, allowed)), width - 2))
         held, have = self.table.shape
         need = self.count + rows

@@ -39,6 +39,17 @@ def test_asf_with_takes_one_armature_matches_the_core(files):
     check_against_core(obj, core.read(asf, motion=jump, metres=True), range(3))
 
 
+def test_a_readers_notes_are_notes_and_its_warnings_warnings(files):
+    """The reader says which kind each message is (core.errors.FileNote, FileWarning): an unknown
+    bone entry kept for the writer is a note (INFO), an unknown section skipped a warning."""
+    path = files / "sample.asf"
+    path.write_text(sample.ASF.replace("bodymass 3.5", "bodymass 3.5\n     colour red"))
+    fresh_scene()
+    _, messages = import_asf(bpy.context, [str(path)])
+    assert [m.split(": ", 1)[1] for m in messages.warnings] == ["unknown section ':skin' skipped"]
+    assert any(m.endswith("unknown bone entry 'colour' kept") for m in messages.notes)
+
+
 @pytest.mark.parametrize("bone_axes", ["ROLL", "EXACT"])
 def test_an_amc_alone_finds_its_asf_and_bones_follow_the_axes(files, bone_axes):
     fresh_scene()

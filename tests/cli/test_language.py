@@ -13,6 +13,7 @@ import sys
 import numpy as np
 import pytest
 
+from asf_samples import ASF
 from bvh_samples import random_motion
 from corpus_files import CORPUS, needs_corpus
 from ensemble_samples import two_bars
@@ -305,3 +306,14 @@ def test_info_json_gives_the_asf_unit_in_metres(capsys):
     assert code == 0 and json.loads(out)["units"] == {"length": "m", "scale": pytest.approx(0.0564444, rel=1e-6)}
     code, out, _ = run(capsys, "info", CORPUS / "asfamc/cmu/02_03.amc")
     assert re.search(r"^units +0\.0564444 m$", out, re.M)
+
+
+def test_a_readers_note_reads_as_a_note_and_its_warning_as_a_warning(capsys, tmp_path):
+    path = tmp_path / "s.asf"
+    path.write_text(ASF.replace("bodymass 3.5", "bodymass 3.5\n     colour red"))
+    code, _, err = run(capsys, "info", path)
+    kinds = {line.rsplit(": ", 1)[1]: line.split(": ", 2)[1] for line in err.splitlines()}
+    assert code == 0 and kinds == {
+        "unknown bone entry 'colour' kept": "note",
+        "unknown section ':skin' skipped": "warning",
+    }

@@ -10,6 +10,7 @@ import pytest
 
 import asf_samples as sample
 from mocap_io import core
+from mocap_io.core.errors import FileNote, FileWarning
 from mocap_io.core.formats import asf
 
 
@@ -343,6 +344,7 @@ def test_unknown_sections_and_entries_are_skipped_with_a_warning(tmp_path):
         "unknown bone entry 'colour' kept",
         "unknown section ':skin' skipped",
     ]
+    assert [w.category for w in caught] == [FileWarning, FileNote, FileWarning]  # kept: nothing is lost
     assert skeleton.record.bones["spine"].extras == (("bodymass", "3.5"), ("colour", "red"))
 
 

@@ -11,6 +11,7 @@ import pytest
 from bvh_samples import write
 from htr_samples import SAMPLE, SEGMENTS, seed_transforms
 from mocap_io import core
+from mocap_io.core.errors import FileWarning
 from mocap_io.core.formats import htr
 
 
@@ -340,7 +341,8 @@ def test_lenient_reads_the_rows_present(tmp_path):
         m = read_text(tmp_path, text, strict=False)
     assert m.frame_count == 2
     assert any("ends after 2 of the 3" in str(w.message) for w in caught)
-    assert any("cut to 2 frames" in str(w.message) for w in caught)
+    assert [w.category for w in caught if "cut to 2 frames" in str(w.message)] == [FileWarning]
+    assert all(issubclass(w.category, FileWarning) for w in caught)  # each block's FrameCountWarning too
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert read_text(tmp_path, SAMPLE, strict=False).frame_count == 3

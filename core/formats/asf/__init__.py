@@ -18,7 +18,7 @@ from ...inputs import missing_companion, read_companion
 from ...motion import Motion
 from ...skeleton import Skeleton
 from .reader_amc import DEFAULT_FPS, read_amc
-from .reader_asf import AsfBone, AsfRecord, euler_order, read_asf
+from .reader_asf import AsfBone, AsfRecord, read_asf
 from .writer import write_acclaim, write_amc
 
 __all__ = ["AsfBone", "AsfRecord", "find_asf", "read_acclaim", "read_amc", "read_asf", "write_acclaim", "write_amc"]
@@ -81,4 +81,4 @@ def find_asf(amc):
 def _still(skeleton):
     """Euler angles, orders and translations of no frames."""
     count = skeleton.joint_count
-    return np.zeros((0, count, 3)), [euler_order(c) for c in skeleton.channels], np.zeros((0, count, 3))
+    return np.zeros((0, count, 3)), skeleton.euler_orders(), np.zeros((0, count, 3))

@@ -12,11 +12,11 @@ import warnings
 
 import numpy as np
 
-from ...errors import MEMORY_FLOOR, ParseError, beyond, check_memory, check_rate, first_beyond
-from ...inputs import read_input
+from ...errors import BYTES_PER_JOINT_FRAME, FileWarning, ParseError, beyond, check_memory, check_rate, first_beyond
+from ...inputs import read_input, without_bom
 from ...motion import Motion
 from ...numtext import decimal_values, normalize_newlines, parse_number, parse_numbers, ranges
-from .reader_asf import AsfRecord, euler_order
+from .reader_asf import AsfRecord
 
 DEFAULT_FPS = 120.0  # AMC files store no rate; CMU and HDM05 takes are 120 Hz
 _FRAME = re.compile(rb"^[ \t]*[0-9]+[ \t]*\r?$", re.MULTILINE)
@@ -25,9 +25,8 @@ _SPACE[list(b" \t\r\n\x0b\x0c")] = True
 _DIGIT = np.zeros(256, dtype=bool)
 _DIGIT[list(b"0123456789")] = True
 _PAD = 17  # spaces after the text, so that 8-byte words can be read at any token
+_KEY_COST = 11  # bytes each byte of a row's key takes while keys are cut out: its index, itself, two masks
 _KNOWN = (":FULLY-SPECIFIED", ":FRAME-RANGE", ":ASF-FILE", ":ASF-PATH")
-# Bounds on the arrays a file may make (a frame of dof-less bones takes a few bytes): as for BVH
-_BYTES_PER_JOINT_FRAME = 48
 
 
 def read_amc(path, skeleton, *, fps=None, fill_missing=False):
@@ -45,8 +44,7 @@ def read_amc(path, skeleton, *, fps=None, fill_missing=False):
         raise ValueError("read_amc needs the Skeleton of an ASF (read_asf), which knows the bones' axes and dofs")
     data = normalize_newlines(read_input(path))
     size = len(data)
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = b"   " + data[3:]  # same offsets, same lines
+    data = without_bom(data, keep_offsets=True)  # same offsets, same lines
     found = _FRAME.search(data)
     start = found.start() if found else len(data)
     degrees, rate = _header(path, data[:start], record.degrees)
@@ -55,7 +53,7 @@ def read_amc(path, skeleton, *, fps=None, fill_missing=False):
     del data
     layout = _Lines(path, body, first_line, skeleton)
     frames = layout.frame_count
-    need = frames * skeleton.joint_count * _BYTES_PER_JOINT_FRAME
+    need = frames * skeleton.joint_count * BYTES_PER_JOINT_FRAME  # a frame of dof-less bones takes a few bytes
     check_memory(path, need, size, f"{frames} frames x {skeleton.joint_count} bones", line=first_line)
     values = layout.values(fill_missing)
     fps = rate if fps is None else fps
@@ -88,7 +86,8 @@ def _header(path, header, degrees):
             check_rate(path, rate, ":SAMPLES-PER-SECOND", line=number)
         elif keyword.startswith(":"):
             if keyword not in _KNOWN:
-                warnings.warn(f"{path}, line {number}: unknown AMC keyword {keyword[:40]!r} ignored", stacklevel=3)
+                what = f"unknown AMC keyword {keyword[:40]!r} ignored"
+                warnings.warn(f"{path}, line {number}: {what}", FileWarning, stacklevel=3)
         else:
             shown = line.strip().decode("latin-1")[:60]
             raise ParseError(path, f"expected a frame number (alone on its line), found {shown!r}", line=number)
@@ -139,8 +138,10 @@ class _Lines:
             index[name.encode("utf-8")] = j
             index.setdefault(name.encode("latin-1", "replace"), j)
         width = max(len(n) for n in index) + 1  # longer tokens cannot match, cut or not
-        if len(self.heads) * width > MEMORY_FLOOR + 16 * len(self.text):
-            raise ParseError(self.path, f"bone names of {width} bytes are too long to match", line=self.first_line)
+        what = f"matching {len(self.heads)} lines against bone names of {width - 1} bytes"
+        check_memory(
+            self.path, _KEY_COST * len(self.heads) * width, len(self.text) - 8 - _PAD, what, line=self.first_line
+        )
         starts = self.starts[self.heads]
         per_frame = np.diff(np.append(self.markers, len(starts)))
         if len(per_frame) and (per_frame == per_frame[0]).all():  # the usual file: the first frame's lines repeat
@@ -293,7 +294,7 @@ class _Lines:
 def _motion(skeleton, fps, table, frames, degrees):
     """Scatter the dof columns into Euler angles and translations (the Acclaim FK, see reader_asf)."""
     record, count, parents = skeleton.record, skeleton.joint_count, skeleton.parents
-    orders = [euler_order(c) for c in skeleton.channels]
+    orders = skeleton.euler_orders()  # the dofs as they apply, so the product in reverse
     sources, targets, moves, stretch = [], [], {}, {}
     column = 0
     for j, dofs in enumerate(skeleton.channels):

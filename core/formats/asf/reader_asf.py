@@ -24,10 +24,10 @@ import warnings
 import numpy as np
 
 from ... import rotations
-from ...errors import LARGEST, ParseError, beyond, check_bound, first_beyond
-from ...inputs import read_input
+from ...errors import LARGEST, FileNote, FileWarning, ParseError, beyond, check_bound, first_beyond
+from ...inputs import read_input, without_bom
 from ...numtext import decode_text, normalize_newlines, parse_number
-from ...skeleton import CyclicHierarchy, Skeleton, parents_first
+from ...skeleton import CyclicHierarchy, Skeleton, parents_first, renumbered
 
 ROOT = "root"
 ROOT_DOFS = ("tx", "ty", "tz", "rx", "ry", "rz")
@@ -100,13 +100,6 @@ def axis_angles(matrix, order):
     return tuple(float(by_axis[a]) for a in "XYZ")
 
 
-def euler_order(dofs):
-    """The Euler order (see `rotations`) of a dof list: its rotations, the first applied first, so
-    in reverse; axes without a dof appended (their angle stays zero)."""
-    axes = [d[1].upper() for d in reversed(dofs) if d[0] in "rR"]
-    return "".join(axes + [a for a in "XYZ" if a not in axes])
-
-
 def read_asf(path, *, metres=False):
     """Read an ASF file into a Skeleton.
 
@@ -114,9 +107,7 @@ def read_asf(path, *, metres=False):
     before its parent); channels: the :root order and each bone's dof list, as written; record:
     an AsfRecord. Lengths are in file units, or in metres with metres=True (AsfRecord.metres_per_unit).
     """
-    data = normalize_newlines(read_input(path))
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
+    data = without_bom(normalize_newlines(read_input(path)))
     parser = _Parser(path, decode_text(data))
     parser.parse()
     return parser.skeleton(metres)
@@ -193,7 +184,9 @@ class _Parser:
             elif len(tokens) > 1:
                 getattr(self, key[1:] + "_line")(tokens[1:], number)
         else:
-            warnings.warn(f"{self.path}, line {number}: unknown section {tokens[0][:40]!r} skipped", stacklevel=4)
+            warnings.warn(
+                f"{self.path}, line {number}: unknown section {tokens[0][:40]!r} skipped", FileWarning, stacklevel=4
+            )
             self.section = "skip"
 
     def close_section(self, number, found):
@@ -251,7 +244,8 @@ class _Parser:
             self.root[key] = self.numbers(tokens[1:], 3, key, number)
             self.root[key + " line"] = number
         else:
-            warnings.warn(f"{self.path}, line {number}: unknown :root entry {tokens[0][:40]!r} skipped", stacklevel=5)
+            what = f"unknown :root entry {tokens[0][:40]!r} skipped"
+            warnings.warn(f"{self.path}, line {number}: {what}", FileWarning, stacklevel=5)
 
     def bonedata_line(self, tokens, number):
         key = tokens[0].lower()
@@ -292,7 +286,8 @@ class _Parser:
             self.limit_values(tokens[1:], number)
         else:
             if key not in _KEPT:
-                warnings.warn(f"{self.path}, line {number}: unknown bone entry {tokens[0][:40]!r} kept", stacklevel=5)
+                what = f"unknown bone entry {tokens[0][:40]!r} kept"  # for the writer: nothing is lost
+                warnings.warn(f"{self.path}, line {number}: {what}", FileNote, stacklevel=5)
             bone["extras"].append((tokens[0], " ".join(tokens[1:])))
         bone[key + " line"] = number
 
@@ -333,7 +328,8 @@ class _Parser:
             self.hierarchy.append((tokens[0], tokens[1:], number))
 
     def order(self):
-        """Bone indices, parents first (in :bonedata order where the file allows), and parents."""
+        """Bone indices, parents first (in :bonedata order where the file allows), and each one's
+        parent as a position in that order (-1: the root)."""
         if self.root is None:
             raise self.error("expected a :root section", len(self.lines))
         index = {ROOT: -1}
@@ -360,11 +356,12 @@ class _Parser:
         for i in range(len(self.bones)):
             if i not in parent:
                 raise self.error(f"bone {self.bones[i]['name'][:80]!r} is not in the :hierarchy", self.bones[i]["line"])
+        parents = [parent[i] for i in range(len(self.bones))]
         try:
-            order = parents_first([parent[i] for i in range(len(self.bones))], [b["name"] for b in self.bones])
+            order = parents_first(parents, [b["name"] for b in self.bones])
         except CyclicHierarchy as cycle:
             raise self.error(str(cycle), parent_line[cycle.loop[0]]) from None
-        return order, parent
+        return order, renumbered(parents, order)
 
     def skeleton(self, metres):
         order, parent = self.order()
@@ -386,8 +383,6 @@ class _Parser:
 
     def build(self, order, parent, record, radians):
         root = self.root
-        joint = {-1: 0}
-        joint.update((i, k + 1) for k, i in enumerate(order))
         count = len(order) + 1
         frames = np.empty((count, 3, 3))  # C of each joint
         ends = np.zeros((count, 3))  # direction * length, model units
@@ -411,7 +406,7 @@ class _Parser:
             if bad is not None:
                 shown = beyond(f"bone {bone['name'][:80]!r}: direction * length", ends[k][bad])
                 raise self.error(shown, bone["length line"])
-        parents = np.array([-1] + [joint[parent[i]] for i in order])
+        parents = np.array([-1, *(p + 1 for p in parent)])  # joint 0 is the root
         parent_frames = frames[np.maximum(parents, 0)]
         rest = np.einsum("jba,jbc->jac", parent_frames, frames)
         rest[0] = frames[0]

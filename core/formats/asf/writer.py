@@ -100,9 +100,8 @@ class _Acclaim:
         """The bones, parents first: one per joint but the root, and the bridges."""
         s, world = self.motion.skeleton, self.world
         children = child_lists(s.parents)
-        tips = [[] for _ in s.names]  # End Sites, world axes
-        for p, offset in zip(s.end_site_parents, s.end_site_offsets):
-            tips[p].append(world[p] @ offset)
+        sites = child_lists(s.end_site_parents, s.joint_count)
+        tips = [[world[j] @ s.end_site_offsets[e] for e in sites[j]] for j in range(s.joint_count)]  # world axes
         ends = [np.zeros(3)]  # where each joint's bone ends (the root has no length)
         for j in range(1, len(s.names)):
             targets = [world[j] @ s.offsets[c] for c in children[j]] + tips[j]

@@ -12,8 +12,8 @@ import re
 
 import numpy as np
 
-from ...errors import LARGEST, ParseError, beyond, check_memory, check_rate
-from ...inputs import open_input
+from ...errors import BYTES_PER_JOINT_FRAME, LARGEST, ParseError, beyond, check_memory, check_rate
+from ...inputs import open_input, without_bom
 from ...motion import Motion
 from ...numtext import decode_text, normalize_newlines, parse_number, parse_table
 from ...skeleton import POSITION_CHANNELS, ROTATION_CHANNELS, Skeleton
@@ -22,9 +22,6 @@ _CHANNELS = {c.lower(): c for c in POSITION_CHANNELS + ROTATION_CHANNELS}
 _MOTION = re.compile(rb"^[ \t]*MOTION[ \t]*\r?$", re.MULTILINE | re.IGNORECASE)
 _FRAMES = re.compile(r"^\s*frames\s*:\s*(\S*)\s*$", re.IGNORECASE)
 _FRAME_TIME = re.compile(r"^\s*frame\s+time\s*:\s*(\S*)\s*$", re.IGNORECASE)
-# A frame holds two float64 triples per joint (angles, translation). Rows of few channels can
-# stand for many joints, so the arrays a file may make are bounded by its size (check_memory):
-_BYTES_PER_JOINT_FRAME = 48
 
 
 def read_bvh(path, *, positions="replace", strict=True):
@@ -39,8 +36,7 @@ def read_bvh(path, *, positions="replace", strict=True):
     with open_input(path) as f:
         data = normalize_newlines(_read_all(f))
     size = len(data)
-    if data.startswith(b"\xef\xbb\xbf"):
-        del data[:3]
+    without_bom(data)  # in place
     if not data or data.isspace():
         raise ParseError(path, "empty file, expected HIERARCHY", line=1)
     found = _MOTION.search(data)
@@ -56,7 +52,7 @@ def read_bvh(path, *, positions="replace", strict=True):
     del data
     check_memory(
         path,
-        len(table) * skeleton.joint_count * _BYTES_PER_JOINT_FRAME,
+        len(table) * skeleton.joint_count * BYTES_PER_JOINT_FRAME,
         size,
         f"{len(table)} frames x {skeleton.joint_count} joints",
         line=first_line,
@@ -266,18 +262,12 @@ class _Hierarchy:
         )
 
 
-def euler_order(channels):
-    """Euler order of a joint from its channel list; axes without a channel are appended."""
-    axes = [c[0] for c in channels if c in ROTATION_CHANNELS]
-    return "".join(axes + [a for a in "XYZ" if a not in axes])
-
-
 def _motion(skeleton, fps, frame_time_text, table, positions):
     """Scatter the channel columns into Euler angles and local translations, all frames at once."""
     frames, count = len(table), skeleton.joint_count
     translations = np.empty((frames, count, 3))
     translations[:] = skeleton.offsets
-    orders = [euler_order(c) for c in skeleton.channels]
+    orders = skeleton.euler_orders()
     rot_joint, rot_slot, rot_col, pos_joint, pos_axis, pos_col = [], [], [], [], [], []
     column = 0
     for j, channels in enumerate(skeleton.channels):

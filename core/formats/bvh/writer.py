@@ -111,9 +111,7 @@ def _channels(skeleton, j, order, keep_rotations, turning, with_positions):
 
 def _hierarchy(skeleton, order, layout, precision):
     number = f"{{:.{precision}f}}"
-    ends = {}
-    for parent, offset in zip(skeleton.end_site_parents, skeleton.end_site_offsets):
-        ends.setdefault(int(parent), []).append(offset)
+    ends = [skeleton.end_site_offsets[sites] for sites in child_lists(skeleton.end_site_parents, skeleton.joint_count)]
     lines = ["HIERARCHY"]
     open_joints = []  # (joint, depth) whose closing brace is pending
     for j in order:
@@ -140,7 +138,7 @@ def _close(lines, open_joints, depth, ends, number):
     while open_joints and open_joints[-1][1] >= depth:
         j, d = open_joints.pop()
         tab = "\t" * d
-        for offset in ends.get(j, []):
+        for offset in ends[j]:
             lines += [
                 f"{tab}\tEnd Site",
                 f"{tab}\t{{",

@@ -9,7 +9,7 @@ import warnings
 
 import numpy as np
 
-from ...errors import ParseError
+from ...errors import FileWarning, ParseError
 from ...markers import Group, Parameter
 
 INTEL, DEC, MIPS = 84, 85, 86
@@ -116,6 +116,7 @@ class _Walk:
             warnings.warn(
                 f"{self.path}: {len(self.disagreements)} parameter next-pointers disagree with the parameter "
                 f"sizes (first at byte {offset}: {what}); followed the pointers",
+                FileWarning,
                 stacklevel=4,
             )
 
@@ -150,7 +151,8 @@ class _Walk:
         next_entry = body - 2 + pointer if pointer > 0 else None
         description, end = self.description(body, next_entry)
         if ident in self.group_entries:
-            warnings.warn(f"{self.path}: group id {ident} defined twice ({name}); keeping the first", stacklevel=5)
+            what = f"group id {ident} defined twice ({name}); keeping the first"
+            warnings.warn(f"{self.path}: {what}", FileWarning, stacklevel=5)
         else:
             self.group_entries[ident] = (name, Group(description=description, locked=locked))
         return end
@@ -198,6 +200,7 @@ class _Walk:
                 warnings.warn(
                     f"{self.path}, byte {offset}: parameter {name} belongs to group id {ident}, which "
                     "does not exist; dropped",
+                    FileWarning,
                     stacklevel=4,
                 )
                 continue

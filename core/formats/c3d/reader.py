@@ -11,12 +11,12 @@ import numpy as np
 
 from ...errors import (
     LARGEST,
-    MEMORY_FLOOR,
-    MEMORY_PER_BYTE,
+    FileWarning,
     FrameCountWarning,
     ParseError,
     beyond,
     check_bound,
+    check_memory,
     check_rate,
     first_beyond,
 )
@@ -107,7 +107,7 @@ class _Reader:
             out += np.atleast_1d(value).ravel().tolist()
         return (out + [""] * count)[:count]
 
-    def warn(self, what, category=UserWarning, **facts):
+    def warn(self, what, category=FileWarning, **facts):
         warnings.warn(category(f"{self.path}: {what}", **facts), stacklevel=4)
 
     def markers(self):
@@ -254,14 +254,14 @@ class _Reader:
         declared = max(self.declared_frames(), 0)
         header = self.header["last_frame"] - self.header["first_frame"] + 1
         if record == 0:  # frames of no points and no analog hold no bytes: the count alone, bounded
-            if declared * _BYTES_PER_EMPTY_FRAME > MEMORY_FLOOR + MEMORY_PER_BYTE * len(self.data):
-                raise ParseError(
-                    self.path,
-                    f"{declared} frames declared of no points and no analog: more than a file of "
-                    f"{len(self.data)} bytes may hold (at most {MEMORY_PER_BYTE} x its size + {MEMORY_FLOOR >> 20} MiB "
-                    f"at {_BYTES_PER_EMPTY_FRAME} bytes a frame)",
-                    offset=self.offset("POINT", "FRAMES", 8),
-                )
+            check_memory(
+                self.path,
+                declared * _BYTES_PER_EMPTY_FRAME,
+                len(self.data),
+                f"{declared} frames declared of no points and no analog",
+                offset=self.offset("POINT", "FRAMES", 8),
+                why=f" at {_BYTES_PER_EMPTY_FRAME} bytes a frame",
+            )
             return declared
         if declared > held:
             cut = start + held * record
