@@ -7,8 +7,8 @@ batch machinery (planning, outcome records, warnings capture, the report; proces
 Every row converts the same generated BVH files (31 joints) to the target format (default BVH: the
 cheapest conversion, where the machinery weighs most), measured in turns (best of 3):
   plain loop              the floor: read and write in this process, nothing else
-  batch -j 1              the whole command in this process: the machinery's own cost (target < 10 %)
-  batch, 1 process        the same through a pool of one worker process: the cost of shipping work
+  batch -j 1              the whole command on one worker process: the machinery's own cost (planning,
+                          outcomes, the report) and that of shipping each file to the worker (target < 10 %)
   batch -j 2              two worker processes (on a machine with 2 cores, shared with others)
 """
 
@@ -21,7 +21,6 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "tools"))
 from timing import interleaved
 
 from mocap_io import cli, core
-from mocap_io.cli import batch
 from sample_motion import cmu_like_motion
 
 
@@ -41,13 +40,6 @@ def plain_loop(source, destination, target):
             core.write(core.read(os.path.join(folder, name)), out)
 
 
-def one_process(source, destination, target):
-    """Batch through a pool of one worker process (the command runs -j 1 in its own process)."""
-    tasks, _ = batch.plan(source, destination, ["." + target], force=True)
-    outcomes = list(batch._on_processes(tasks, 1))
-    batch.report(outcomes, {}, os.path.join(destination, "report.json"))
-
-
 def command(source, destination, target, jobs):
     code = cli.main(["batch", source, destination, "--to", target, "-j", str(jobs), "--force", "-q"])
     assert code == 0, code
@@ -59,12 +51,11 @@ def main(count=300, frames=30, target="bvh"):
         source = scratch / "source"
         make_files(source, count, frames)
         size = sum(p.stat().st_size for p in source.rglob("*.bvh")) / count
-        out = {name: str(scratch / name) for name in ("plain", "batch1", "pool1", "batch2")}
+        out = {name: str(scratch / name) for name in ("plain", "batch1", "batch2")}
         times = interleaved(
             {
                 "plain loop": lambda: plain_loop(source, out["plain"], target),
                 "batch -j 1": lambda: command(str(source), out["batch1"], target, 1),
-                "batch, 1 process": lambda: one_process(str(source), out["pool1"], target),
                 "batch -j 2": lambda: command(str(source), out["batch2"], target, 2),
             },
             3,
