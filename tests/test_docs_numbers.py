@@ -18,7 +18,7 @@ from corpus_files import CORPUS, manifest, needs_corpus
 from mocap_io import core
 from mocap_io.cli import batch, preview
 from mocap_io.core import errors, frame_rate
-from mocap_io.core.formats import rib, trc
+from mocap_io.core.formats import bvh, rib, trc
 from mocap_io.core.formats.c3d import writer as c3d_writer
 from mocap_io.core.formats.famc import model as famc_model
 from mocap_io.core.formats.famc import syntax as famc_syntax
@@ -59,7 +59,7 @@ def test_bvh_doc_limits():
     per_byte, floor = re.search(r"at most\s+(\d+)\s+times the file size plus\s+(\d+)\s+MiB", text).groups()
     assert int(per_byte) == errors.MEMORY_PER_BYTE and int(floor) << 20 == errors.MEMORY_FLOOR
     decimals = int(number(r"writes tabs and (\d+) decimals by default", text))
-    assert inspect.signature(core.formats.bvh.write_bvh).parameters["precision"].default == decimals
+    assert inspect.signature(bvh.write_bvh).parameters["precision"].default == decimals
 
 
 def test_markers_doc_limits():
