@@ -118,7 +118,7 @@ def bench(bpy, frames, folder, core):
 
     path, out = str(folder / f"cmu_like_{frames}.bvh"), str(folder / "out.bvh")
     core.write(cmu_like_motion(core, frames), path)
-    repeat = 5 if frames <= 1000 else 3
+    repeat = 5
     table = calls(bpy, path, out, frames)
     rows = []
     seconds = {}  # (operation, who) -> (first call, best); the built-in has no Euler option: its import keys Euler
