@@ -142,11 +142,14 @@ class MeshAnimation:
                 no group stay at their rest position, and where groups overlap the later one wins
     source      an object with `frame_count` and `positions(index)` -> (len(index), V, 3) that
                 decodes the frames asked for (an encoded stream such as .famc)
+    first_frame the number the file gives its first frame (a PC2 cache's start frame, an OBJ
+                sequence's first file number), which its writer writes again; None where it gives none
     """
 
-    def __init__(self, mesh, fps, positions=None, *, groups=None, transforms=None, source=None):
+    def __init__(self, mesh, fps, positions=None, *, groups=None, transforms=None, source=None, first_frame=None):
         self.mesh = mesh
         self.fps = float(fps)
+        self.first_frame = first_frame
         self._positions = None if positions is None else np.asarray(positions, dtype=float)
         self.groups = list(groups or [])
         self.transforms = None if transforms is None else np.asarray(transforms, dtype=float)

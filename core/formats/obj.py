@@ -312,16 +312,16 @@ def read_obj_sequence(pattern, *, fps=24.0):
                 f"file's mesh in every file ({found[0][1]}: {len(first.vertices)} vertices, "
                 f"{len(first.face_sizes)} faces, the same faces)",
             )
-    animation = MeshAnimation(first, fps, np.stack([m.vertices for m in meshes]))
-    animation.first_frame = found[0][0]
-    return animation
+    return MeshAnimation(first, fps, np.stack([m.vertices for m in meshes]), first_frame=found[0][0])
 
 
 def write_obj_sequence(animation, pattern, *, precision=6, first_frame=None):
     """Write every frame of a MeshAnimation as an OBJ file of the sequence `pattern` (``frame_####.obj``),
     numbered from `first_frame` (default: the one read, else 1); each file is written atomically.
     Returns the paths written."""
-    first_frame = getattr(animation, "first_frame", 1) if first_frame is None else int(first_frame)
+    if first_frame is None:
+        first_frame = 1 if animation.first_frame is None else animation.first_frame
+    first_frame = int(first_frame)
     positions = animation.positions()
     require_bounded(positions, lambda frame, row, column: f"frame {frame}, 'v' row {row + 1}, value {column + 1}")
     obj_vertices(animation.mesh)  # the other tables

@@ -103,7 +103,7 @@ def read_pc2_animation(path, *, obj=None, fps=None):
     """A dense MeshAnimation of a PC2 cache on the mesh of `obj` (default: the .obj of the same name
     beside it), whose vertices are the cache's points in order. The cache counts samples in scene
     frames: the animation's rate is `fps` (default 24) / the cache's sampling step. The cache's start
-    frame is kept as the animation's `start`."""
+    frame is kept as the animation's `first_frame`."""
     obj = obj_beside(path, obj)
     mesh = read_obj_beside(path, obj, " (a PC2 cache holds no faces)")
     positions, start, sampling = read_pc2(path)
@@ -111,14 +111,14 @@ def read_pc2_animation(path, *, obj=None, fps=None):
         raise ParseError(path, f"{positions.shape[1]} points, but {obj} has {len(mesh.vertices)} vertices", offset=16)
     rate = (DEFAULT_FPS if fps is None else fps) / sampling
     check_rate(path, rate, f"{DEFAULT_FPS if fps is None else fps:g} fps / sampling step {sampling:g}", offset=24)
-    animation = MeshAnimation(mesh, rate, positions.astype(float))
-    animation.start = start
-    return animation
+    return MeshAnimation(mesh, rate, positions.astype(float), first_frame=start)
 
 
 def write_pc2_animation(animation, path, *, start=None):
     """Write a MeshAnimation's vertex positions (every frame, float32) as a PC2 cache, sampling step 1;
-    `start` (default: the animation's `start` if it was read from a cache, else 0) is the first
+    `start` (default: the animation's `first_frame`, as read from a cache or an OBJ sequence, else 0) is the first
     sample's scene frame. Only the cache is written: Blender's Mesh Cache plays it on the mesh it
     modifies (write the mesh with core.write(animation.mesh, "x.obj") if needed)."""
-    write_pc2(path, animation.positions(), getattr(animation, "start", 0.0) if start is None else start)
+    if start is None:
+        start = 0.0 if animation.first_frame is None else animation.first_frame
+    write_pc2(path, animation.positions(), start)

@@ -77,7 +77,7 @@ def test_a_sequence_needs_one_mesh_in_every_file(tmp_path):
 def test_the_corpus_cloth_cache_is_a_mesh_animation_on_its_obj(tmp_path):
     animation = core.read(CLOTH / "basicCloth.pc2")
     positions, start, sampling = pc2.read_pc2(CLOTH / "basicCloth.pc2")
-    assert animation.frame_count == 150 and len(animation.mesh.vertices) == 81 and animation.start == start == 1.0
+    assert animation.frame_count == 150 and len(animation.mesh.vertices) == 81 and animation.first_frame == start == 1.0
     assert animation.fps == 24.0 / sampling
     np.testing.assert_array_equal(animation.positions(), positions)
     core.write(animation, tmp_path / "copy.pc2")
@@ -93,7 +93,7 @@ def test_a_cache_needs_a_mesh_of_as_many_vertices(tmp_path):
         core.read(tmp_path / "bars.pc2")
     core.write(animation.mesh, tmp_path / "bars.obj")
     back = core.read(tmp_path / "bars.pc2", fps=50)
-    assert back.start == 5.0 and back.fps == 50.0
+    assert back.first_frame == 5.0 and back.fps == 50.0
     np.testing.assert_allclose(back.positions(), animation.positions(), atol=1e-5)  # float32
     core.write(Mesh([[0, 0, 0], [1, 0, 0], [0, 1, 0]], [3], [0, 1, 2]), tmp_path / "tri.obj")
     with pytest.raises(core.ParseError, match="bars.pc2, byte 16: 49 points, but .*tri.obj has 3 vertices"):

@@ -48,7 +48,7 @@ class AsfBone:
     axis: tuple = (0.0, 0.0, 0.0)
     axis_order: str = "XYZ"
     limits: tuple = ()  # (low, high) per dof, infinities allowed
-    id: str = None
+    id: str | None = None
     extras: tuple = ()  # (keyword, text) of other entries (bodymass, cofmass)
 
 
@@ -68,8 +68,8 @@ class AsfRecord:
 
     units: dict
     bones: dict
-    version: str = None
-    name: str = None
+    version: str | None = None
+    name: str | None = None
     documentation: tuple = ()
     root_axis_order: str = "XYZ"
     position: tuple = (0.0, 0.0, 0.0)

@@ -590,7 +590,7 @@ class Weights:
     maximum: float
     filter: np.ndarray  # (V,) bool: the vertex has weights
     adjacency: list = field(default_factory=list)
-    values: np.ndarray = None  # (V, max adjacency) int64
+    values: np.ndarray | None = None  # (V, max adjacency) int64
 
     def real(self, labels):
         """(V, max adjacency) weights over adjacency[labels[v]]: min + q (max - min) / (2^bits - 1)
