@@ -3,13 +3,12 @@ each outcome sent back as it ends; ended at once on Ctrl-C, what they were writi
 
 import collections
 import contextlib
-import glob
 import multiprocessing
 import multiprocessing.connection
 import os
 import signal
 
-from ..core.atomic import remove_unlocked
+from ..core.atomic import remove_temporaries
 
 
 class Interruption:
@@ -202,15 +201,7 @@ def undo(task, before):
     (".<name>.<random>.tmp" beside each output, see core.atomic) and any output that changed since
     `before` (renamed into place, but not reported). An output it had not reached stays as it was."""
     for path in before:
-        _remove_temporaries(path)
+        remove_temporaries(path)
         if _identity(path) not in (None, before[path]):
             with contextlib.suppress(OSError):
                 os.unlink(path)
-
-
-def _remove_temporaries(path):
-    """Remove the temporary files of writes of `path` (".<name>.<8 characters>.tmp", see core.atomic)
-    whose writer has ended: one still writing (another run's) holds a lock on its own (POSIX)."""
-    folder, name = os.path.split(path)
-    for temporary in glob.glob(os.path.join(glob.escape(folder), f".{glob.escape(name)}.{'?' * 8}.tmp")):
-        remove_unlocked(temporary)

@@ -64,7 +64,7 @@ class _Target:
         self.path = path
         directory, prefix = os.path.dirname(os.path.abspath(path)), "." + os.path.basename(path) + "."
         with _naming(path):
-            _remove_stale(directory, prefix)
+            _remove_stale(directory, path)
             fd, self.temporary = tempfile.mkstemp(dir=directory, prefix=prefix, suffix=".tmp")
             if fcntl is not None:  # held while this writer lives: the system drops it however the process ends
                 with contextlib.suppress(OSError):
@@ -104,9 +104,22 @@ def _require_replaceable(path):
         raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
 
 
-def _remove_stale(directory, prefix):
-    """Remove the temporaries `prefix`<8 characters>.tmp (mkstemp's names for one target) that dead
-    writers left: untouched for STALE_SECONDS and locked by no process. A live writer keeps its
+def _temporaries(path):
+    """A regex of the names of the temporaries of writes of `path` (mkstemp's `.<name>.<8>.tmp`)."""
+    return re.compile(re.escape("." + os.path.basename(path) + ".") + r"[a-z0-9_]{8}\.tmp")
+
+
+def remove_temporaries(path):
+    """Remove the temporaries of writes of `path` whose writers have ended (see remove_unlocked)."""
+    folder = os.path.dirname(os.path.abspath(path))
+    with contextlib.suppress(OSError):
+        for name in filter(_temporaries(path).fullmatch, os.listdir(folder)):
+            remove_unlocked(os.path.join(folder, name))
+
+
+def _remove_stale(directory, target):
+    """Remove the temporaries of writes of `target` (in `directory`) that dead writers left:
+    untouched for STALE_SECONDS and locked by no process. A live writer keeps its
     temporary locked (POSIX) or open (Windows refuses to remove it), so even one paused for longer
     is kept; the age covers the instants it holds no lock (before locking, after closing) and file
     systems without locks. The directory is listed at most once per STALE_SECONDS (writing many
@@ -117,8 +130,7 @@ def _remove_stale(directory, prefix):
         with contextlib.suppress(OSError):
             names = {n for n in os.listdir(directory) if n.startswith(".") and n.endswith(".tmp")}
         _LISTINGS[directory] = (now, names)
-    pattern = re.compile(re.escape(prefix) + r"[a-z0-9_]{8}\.tmp")
-    for name in filter(pattern.fullmatch, list(names)):  # a copy: another thread may remove from it
+    for name in filter(_temporaries(target).fullmatch, list(names)):  # a copy: another thread may remove from it
         path = os.path.join(directory, name)
         with contextlib.suppress(OSError):
             info = os.lstat(path)

@@ -11,18 +11,13 @@ import numpy as np
 import pytest
 
 from bvh_samples import random_motion
+from command_line import run
 from corpus_files import CORPUS, needs_corpus
 from ensemble_samples import two_bars
 from mocap_io import cli, core
 from mocap_io.cli import batch
 from mocap_io.core import formats
 from sample_motion import cmu_like_motion
-
-
-def run(capsys, *args):
-    code = cli.main([str(a) for a in args])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture

@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 from bvh_samples import random_motion
+from command_line import run
 from ensemble_samples import two_bars
 from mocap_io import cli, core
 from mocap_io.cli import batch, workers
@@ -25,12 +26,6 @@ from mocap_io.core.atomic import atomic_write
 from sample_motion import cmu_like_motion
 
 REPORTS = ("mocap-io-report.json", "mocap-io-report.csv")
-
-
-def run(capsys, *args):
-    code = cli.main([str(a) for a in args])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def command(*args, timeout=120):

@@ -13,19 +13,13 @@ import numpy as np
 import pytest
 
 from bvh_samples import random_motion
+from command_line import run
 from corpus_files import CORPUS, needs_corpus
 from ensemble_samples import two_bars
 from mocap_io import cli, core
 from sample_motion import cmu_like_motion, restyled_skeleton
 
 PIL = pytest.importorskip("PIL.Image")
-
-
-def run(capsys, *args):
-    """main(args) in this process: (exit code, stdout, stderr)."""
-    code = cli.main([str(a) for a in args])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def command(*args, stdin=None):

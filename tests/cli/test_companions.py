@@ -5,14 +5,9 @@ that names another (issue 28, item 12)."""
 import pytest
 
 from asf_samples import amc_text, amc_values
+from command_line import run
 from ensemble_samples import without_obj
 from mocap_io import cli
-
-
-def run(capsys, *args):
-    code = cli.main([str(a) for a in args])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.mark.parametrize("ext", [".memg", ".famc", ".pc2"])

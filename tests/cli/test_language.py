@@ -15,6 +15,7 @@ import pytest
 
 from asf_samples import ASF
 from bvh_samples import random_motion
+from command_line import run
 from corpus_files import CORPUS, needs_corpus
 from ensemble_samples import two_bars
 from mocap_io import cli, core
@@ -28,12 +29,6 @@ NOT_OPTIONS = {
     "motion": "read_acclaim(x.asf, motion=...): the command reads an .amc with its .asf (--skeleton)",
     "metres": "read_acclaim(metres=True): the command keeps file units",
 }
-
-
-def run(capsys, *args):
-    code = cli.main([str(a) for a in args])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture
