@@ -8,16 +8,16 @@ for its options)."""
 
 import bpy
 
-from .build.animated_mesh import import_famc
-from .build.ensemble import import_memg
-from .build.markers import import_markers
-from .build.retarget import retarget_armature
+from .to_blender.animated_mesh import import_famc
+from .to_blender.ensemble import import_memg
+from .to_blender.markers import import_markers
+from .to_blender.retarget import retarget_armature
 from .operators import asf, bvh, c3d, famc, htr, memg, retarget, trc
 from .operators.asf import export_asf, import_asf
 from .operators.bvh import export_bvh, import_bvh
 from .operators.htr import export_htr, import_htr
-from .read.markers import export_markers
-from .read.mesh import export_famc, export_memg
+from .from_blender.markers import export_markers
+from .from_blender.mesh import export_famc, export_memg
 
 __all__ = [
     "export_asf",

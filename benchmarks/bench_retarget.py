@@ -77,8 +77,8 @@ def blender_rows(motion, target):
         return []
     import mocap_io
     from mocap_io.addon import retarget_armature
-    from mocap_io.addon.build.armature import build_armature
-    from mocap_io.addon.build.motions import build_motions
+    from mocap_io.addon.to_blender.armature import build_armature
+    from mocap_io.addon.to_blender.motions import build_motions
     from mocap_io.addon.common.progress import run
     from mocap_io.addon.common.units import axis_matrix
 

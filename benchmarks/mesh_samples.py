@@ -160,7 +160,7 @@ def gltf_animations():
     mesh with the most vertices). Needs bpy with the add-on registered (mocap_io.register())."""
     import bpy
 
-    from mocap_io.addon.read.mesh import evaluated_animation
+    from mocap_io.addon.from_blender.mesh import evaluated_animation
 
     for name in GLTF:
         path = CORPUS / "mesh" / name

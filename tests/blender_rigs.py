@@ -1,5 +1,5 @@
 """Blender's rigs as core Skeletons, for measuring retargets onto them without baking (the core
-retargets onto the Skeleton that the add-on reads of the armature, as addon/build/retarget.py does).
+retargets onto the Skeleton that the add-on reads of the armature, as addon/to_blender/retarget.py does).
 
 Blender's rigs stand Z up, facing -Y; the corpus takes are Y up, facing +Z. The rigs are read in
 the takes' axes: `armature_skeleton(obj, Y_UP, 1.0)` with world = Y_UP @ file, so a skeleton comes
@@ -11,7 +11,7 @@ Needs the bpy module. Each function starts from an empty scene.
 import bpy
 import numpy as np
 
-from mocap_io.addon.read.armature import armature_skeleton
+from mocap_io.addon.from_blender.armature import armature_skeleton
 from mocap_io.core import rotations
 
 Y_UP = rotations.axis_rotation("X", np.pi / 2)  # Y up, +Z forward (file) to Z up, -Y forward (Blender)

@@ -210,7 +210,7 @@ def test_memg_doc_corpus_cloth_layout_scores(tmp_path):
 def test_markers_doc_c3d_numbers():
     from fractions import Fraction
 
-    from mocap_io.addon.build import markers as markers_build
+    from mocap_io.addon.to_blender import markers as markers_build
     from mocap_io.core.formats.c3d import reader as c3d_reader
 
     text = doc("docs/markers.md")

@@ -38,7 +38,7 @@ def bone_basis(motion, axes, scale, bone_rest, rest_world):
     """A function of a joint index j giving the pose-basis rotations as unit quaternions (F, 4) and
     locations (F, 3) of its bone. The rotation is a constant sandwich k q k* of the joint's
     quaternion q: one 4x4 matrix product for all frames. A scale (HTR's SF, the bone's own scale in
-    Blender, which children do not inherit: see build.armature.add_action) sizes the parent's frame
+    Blender, which children do not inherit: see to_blender.armature.add_action) sizes the parent's frame
     in Blender but not in the file: the location is divided by it. One joint at a time: its arrays stay small
     and reuse memory (a first import in a fresh Blender pays for every new page it touches)."""
     skeleton = motion.skeleton

@@ -56,7 +56,7 @@ OBJ_FORWARD, OBJ_UP = axis_properties("-Z", "Y")  # the axes of an .obj (and of 
 
 
 class SceneTiming:
-    """Import mixin: where the file's frames land in the scene (see build.motions.frame_plan)."""
+    """Import mixin: where the file's frames land in the scene (see to_blender.motions.frame_plan)."""
 
     frame_start: IntProperty(name="Start Frame", default=1, description="Scene frame of the file's first frame")
     frame_rate: EnumProperty(

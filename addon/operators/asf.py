@@ -8,7 +8,7 @@ from bpy.props import BoolProperty, FloatProperty, StringProperty
 
 from ... import core
 from ...core.formats.asf import find_asf, read_asf
-from ..build.motions import build_motions, read_takes
+from ..to_blender.motions import build_motions, read_takes
 from ..common.progress import run
 from ..common.registration import file_format
 from .motion import JointAxes, MotionExport, MotionImport, export_motion
@@ -27,7 +27,7 @@ def import_asf_steps(context, paths, *, metres=True, fps=120.0, fill_missing=Fal
                   `scale` when one is given; off: lengths as written, times `scale` (or Auto Scale's)
     fps           the AMC frame rate when the file does not say (CMU and HDM05 record at 120)
     fill_missing  a bone missing from an AMC frame keeps its previous values (else an error)
-    options       those of build.motions.build_motions
+    options       those of to_blender.motions.build_motions
     An .asf alone gives its armature in the rest pose, with no keys.
     """
     asfs = [p for p in paths if os.path.splitext(p)[1].lower() == ".asf"]

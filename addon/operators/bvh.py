@@ -5,7 +5,7 @@ import bpy
 from bpy.props import BoolProperty, EnumProperty, StringProperty
 
 from ... import core
-from ..build.motions import build_motions, read_takes
+from ..to_blender.motions import build_motions, read_takes
 from ..common.progress import run
 from ..common.registration import file_format
 from .motion import MotionExport, MotionImport, export_motion
@@ -25,7 +25,7 @@ def import_bvh_steps(context, paths, *, positions="REPLACE", strict=True, **opti
     positions  "REPLACE" (position channels give the joint's translation) or "ADD" (to its OFFSET);
                the lower-case values of earlier versions too
     strict     refuse a motion with fewer or more frames than declared (else read them and warn)
-    options    those of build.motions.build_motions
+    options    those of to_blender.motions.build_motions
     """
     positions = positions.lower()
     sources = [(path, lambda path=path: core.read(path, positions=positions, strict=strict)) for path in paths]

@@ -1,10 +1,10 @@
 """C3D import/export operators, menus and drag-and-drop; the work is done by
-build.markers.import_markers and read.markers.export_markers."""
+to_blender.markers.import_markers and from_blender.markers.export_markers."""
 
 import bpy
 from bpy.props import BoolProperty, StringProperty
 
-from ..build.markers import AXES
+from ..to_blender.markers import AXES
 from ..common.registration import axis_properties, file_format
 from .markers import MarkerExport, MarkerImport
 

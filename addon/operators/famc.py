@@ -1,10 +1,10 @@
 """MPEG-4 FAMC (.famc with its .obj) import/export operators, menus and drag-and-drop; the work
-is done by build.animated_mesh.import_famc_steps and read.mesh.export_famc."""
+is done by to_blender.animated_mesh.import_famc_steps and from_blender.mesh.export_famc."""
 
 import bpy
 from bpy.props import EnumProperty, StringProperty
 
-from ..build.animated_mesh import import_famc_steps
+from ..to_blender.animated_mesh import import_famc_steps
 from ..common import timing
 from ..common.registration import (
     MeshAnimationExport,
@@ -12,7 +12,7 @@ from ..common.registration import (
     RangeExport,
     file_format,
 )
-from ..read.mesh import export_famc
+from ..from_blender.mesh import export_famc
 
 
 class ImportFAMC(bpy.types.Operator, MeshFileImport):

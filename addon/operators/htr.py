@@ -5,7 +5,7 @@ import bpy
 from bpy.props import BoolProperty, EnumProperty, StringProperty
 
 from ... import core
-from ..build.motions import build_motions, read_takes
+from ..to_blender.motions import build_motions, read_takes
 from ..common import file_record
 from ..common.progress import run
 from ..common.registration import file_format
@@ -30,7 +30,7 @@ def import_htr_steps(context, paths, *, euler_reading="PRODUCT", strict=True, fr
     strict         refuse a file whose blocks hold more or fewer frames than NumFrames
     from_file      the first file's CalibrationUnits (to metres, times `scale` when one is given)
                    and its up axis (GlobalAxisofGravity) instead of the axis options
-    options        those of build.motions.build_motions
+    options        those of to_blender.motions.build_motions
     """
     euler_reading = euler_reading.lower()
     sources = [(path, lambda path=path: core.read(path, euler_reading=euler_reading, strict=strict)) for path in paths]

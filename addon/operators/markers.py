@@ -1,19 +1,19 @@
-"""What the marker formats' operators (C3D, TRC) share: the import options of build.markers, the
-export options of read.markers, and their execute. A format's module sets its extension, its
+"""What the marker formats' operators (C3D, TRC) share: the import options of to_blender.markers, the
+export options of from_blender.markers, and their execute. A format's module sets its extension, its
 axes' defaults and any option of its own reader."""
 
 from bpy.props import BoolProperty, EnumProperty, FloatProperty
 
-from ..build.markers import import_markers_steps
+from ..to_blender.markers import import_markers_steps
 from ..common import timing
 from ..common.registration import FilesImport, RangeExport, SceneTiming
 from ..common.units import LENGTH_ITEMS
-from ..read.markers import export_markers
+from ..from_blender.markers import export_markers
 
 
 class MarkerImport(FilesImport, SceneTiming):
     """Operator mixin for importing marker files (several at once), each as empties under a parent
-    or as a point-cloud mesh; see build.markers.build_markers for the options."""
+    or as a point-cloud mesh; see to_blender.markers.build_markers for the options."""
 
     bl_options = {"REGISTER", "UNDO", "PRESET"}
     import_steps = staticmethod(import_markers_steps)
@@ -60,7 +60,7 @@ class MarkerImport(FilesImport, SceneTiming):
 
 class MarkerExport(RangeExport):
     """Operator mixin for exporting the selected empties (a parent stands for its markers) or the
-    active mesh's vertices over a frame range; see read.markers.export_markers."""
+    active mesh's vertices over a frame range; see from_blender.markers.export_markers."""
 
     units: EnumProperty(name="Units", default="MM", items=LENGTH_ITEMS, description="The file's length unit")
 

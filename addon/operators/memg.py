@@ -1,10 +1,10 @@
 """Mesh-ensemble (.obj + .memg) import/export operators, menus and drag-and-drop; the work is
-done by build.ensemble.import_memg_steps and read.mesh.export_memg."""
+done by to_blender.ensemble.import_memg_steps and from_blender.mesh.export_memg."""
 
 import bpy
 from bpy.props import EnumProperty, StringProperty
 
-from ..build.ensemble import import_memg_steps
+from ..to_blender.ensemble import import_memg_steps
 from ..common import timing
 from ..common.registration import (
     MeshAnimationExport,
@@ -12,7 +12,7 @@ from ..common.registration import (
     RangeExport,
     file_format,
 )
-from ..read.mesh import export_memg
+from ..from_blender.mesh import export_memg
 
 
 class ImportMEMG(bpy.types.Operator, MeshFileImport):

@@ -1,5 +1,5 @@
 """What every motion format's operators share: the axis and unit options, the import options of
-build.motions, the export options of read.armature, and their execute. A format's operators add
+to_blender.motions, the export options of from_blender.armature, and their execute. A format's operators add
 its own options and name the functions that do the work."""
 
 from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty
@@ -8,7 +8,7 @@ from ... import core
 from ..common import file_record, timing
 from ..common.registration import FilesImport, RangeExport, SceneTiming, axis_properties
 from ..common.units import as_typed, axis_matrix
-from ..read.armature import armature_motion
+from ..from_blender.armature import armature_motion
 
 _ORDERS = [
     (o, o, f"Euler {o} ({o[0]} then {o[1]} then {o[2]}, as BVH channels list them)")
@@ -42,7 +42,7 @@ class Axes:
 class MotionImport(FilesImport, Axes, SceneTiming):
     """Operator mixin for importing motion files as armatures with actions. A format sets `label`
     and `import_steps(context, paths, **options)` (a generator of progress steps returning
-    (objects, Messages), see build.motions and common.messages)."""
+    (objects, Messages), see to_blender.motions and common.messages)."""
 
     bl_options = {"REGISTER", "UNDO", "PRESET"}
     label = ""
@@ -142,7 +142,7 @@ def export_motion(
                 common.timing.export_frames); "SCENE" for the scene's range or rate
     scale       Blender units per file unit; None (or auto_scale=True): the inverse of the import's
                 (the armature's record), so that import -> export gives back the file's numbers
-    See read.armature.armature_motion for the other options."""
+    See from_blender.armature.armature_motion for the other options."""
     frames, rate = timing.export_frames(
         context.scene, timing.action_take(obj), frame_range, frame_rate, frame_start, frame_end
     )

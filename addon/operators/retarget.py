@@ -1,6 +1,6 @@
 """The Mocap I/O panel in the 3D View's sidebar: source and target armatures, the bone map (an
 editable list: auto-map, load and save a JSON preset), the retarget options, and the Retarget
-operator (`mocap_io.retarget`). Scripts call build.retarget.retarget_armature, or the operator
+operator (`mocap_io.retarget`). Scripts call to_blender.retarget.retarget_armature, or the operator
 with keyword arguments (names of the armatures; the panel's state fills in the rest)."""
 
 import bpy
@@ -10,9 +10,9 @@ from bpy_extras.io_utils import ExportHelper, ImportHelper
 
 from ... import core
 from ...core.bone_map import load_preset, save_preset
-from ..build.retarget import retarget_armature
+from ..to_blender.retarget import retarget_armature
 from ..common.failures import message
-from ..read.armature import armature_skeleton
+from ..from_blender.armature import armature_skeleton
 
 
 class BonePair(bpy.types.PropertyGroup):

@@ -7,7 +7,7 @@ import numpy as np
 from blender_scene import bpy, fresh_scene
 from corpus_files import CORPUS, needs_corpus
 from mocap_io import core
-from mocap_io.addon.read.armature import armature_skeleton
+from mocap_io.addon.from_blender.armature import armature_skeleton
 
 pytestmark = needs_corpus
 CESIUM_MAN = CORPUS / "mesh/khronos-cesiumman/CesiumMan.glb"

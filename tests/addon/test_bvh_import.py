@@ -155,7 +155,7 @@ def test_a_failed_import_leaves_nothing_and_names_the_line(sample, tmp_path, dam
 
 def test_a_failure_while_building_removes_what_was_built(sample, monkeypatch):
     """Even an unexpected error after the armature exists leaves the file's data untouched."""
-    from mocap_io.addon.build import motions
+    from mocap_io.addon.to_blender import motions
 
     def broken(*args, **kwargs):
         raise ValueError("simulated failure")

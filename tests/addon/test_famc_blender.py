@@ -8,7 +8,7 @@ from blender_scene import bpy, data_counts, evaluated_vertices, fresh_scene
 from ensemble_samples import two_bars
 from mocap_io import core
 from mocap_io.addon import export_famc, import_famc
-from mocap_io.addon.build import animated_mesh
+from mocap_io.addon.to_blender import animated_mesh
 from mocap_io.core.mesh import diagonal
 
 

@@ -13,7 +13,7 @@ from ..common import compat
 from ..common.progress import run
 from ..common.transaction import all_or_nothing
 from ..common.units import scene_fps
-from ..read.armature import armature_motion, armature_skeleton, bone_hierarchy, needs_evaluation
+from ..from_blender.armature import armature_motion, armature_skeleton, bone_hierarchy, needs_evaluation
 from .armature import add_action
 
 
@@ -34,7 +34,7 @@ def retarget_armature_steps(context, source, target, bone_map=None, *, resample=
     options   those of core.retarget: root_scale ("legs" or a number, default "legs"), fix_feet
               (default on: feet held on the target's floor while the source's stand), ...
 
-    The source is read (read.armature.armature_motion) over its action's frame range, in world
+    The source is read (from_blender.armature.armature_motion) over its action's frame range, in world
     axes and about its object's origin, its rest pose standing as its object stands (see
     `_rest_in_world`); the target moves the same way about its own origin, so it walks from where
     it stands.

@@ -1,5 +1,5 @@
 """Blender -> Markers: the world positions of empties, or of a mesh's vertices, over a frame range,
-written to C3D or TRC (`export_markers`, which scripts can call too); the mirror of build.markers."""
+written to C3D or TRC (`export_markers`, which scripts can call too); the mirror of to_blender.markers."""
 
 import math
 
@@ -8,7 +8,7 @@ import numpy as np
 
 from ... import core
 from ...core.markers import Markers
-from ..build.markers import file_axes
+from ..to_blender.markers import file_axes
 from ..common import compat, file_record, timing
 from ..common.progress import scene_frames
 from ..common.units import LENGTHS, length_unit
@@ -54,10 +54,10 @@ def export_markers(
              the empties and their parents are keyed on, at the scene's rate; see
              common.timing.export_frames
     units    the file's length unit: "MM", "CM", "M", "IN" (or "mm", ...); axis_forward, axis_up
-             its axes (None: the format's usual ones, see build.markers.AXES)
+             its axes (None: the format's usual ones, see to_blender.markers.AXES)
     An empty is missing (a NaN gap) where it is hidden in viewports and, for an imported marker,
     where its location is unkeyed: before its first key, after its last, and from a constant key
-    to the next (see build.markers). Names: the file's labels for imported markers, else the
+    to the next (see to_blender.markers). Names: the file's labels for imported markers, else the
     objects' (vertex) names.
     """
     scene = context.scene

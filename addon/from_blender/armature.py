@@ -10,7 +10,7 @@ from ...core import rotations
 from ...core.frame_rate import snap_rate
 from ...core.rotations import sandwich
 from ...core.skeleton import POSITION_CHANNELS, ROTATION_CHANNELS, euler_order
-from ..build.armature import bone_rest_matrices
+from ..to_blender.armature import bone_rest_matrices
 from ..common import compat, file_record
 from ..common.compat import sample
 from ..common.pose_space import basis_local, file_locals
