@@ -1,9 +1,9 @@
-"""Whitespace-separated numeric tables: one C-level parse on the way in, vectorised formatting out.
+"""Whitespace-separated numeric tables: one vectorised parse on the way in, vectorised formatting out.
 
-Shared by the text formats whose data section is one row of numbers per frame (BVH, and later AMC,
-HTR, TRC). Reading uses numpy's C tokenizer once for the whole block (which also checks that every
-row has the same number of columns); only when that fails does a slow line-by-line scan run, to
-name the exact line and token for the error message.
+Shared by the text formats whose data sections are rows of numbers (BVH, HTR, OBJ sequences).
+Reading parses every decimal of the usual forms with a few numpy passes over the whole block
+(`_decimal_table`); anything else goes to numpy's tokenizer, and only when that fails does a slow
+line-by-line scan run, to name the exact line and token for the error message.
 """
 
 import functools
@@ -56,18 +56,22 @@ def decode_text(data):
         return data.decode("latin-1")
 
 
-def parse_table(block, columns, rows, *, path, first_line, strict=True, what="frame", end="file"):
-    """Parse `block` (bytes, LF or CRLF line ends) into a (rows, columns) float array.
+def parse_table(block, columns, rows, *, path, first_line, start=0, strict=True, what="frame", end="file"):
+    """Parse `block` (bytes, LF or CRLF line ends) from byte `start` on into a (rows, columns) float
+    array (a start spares a copy of a large file's table when its header is cut off).
 
-    `first_line` is the file line number of the block's first line. Blank lines are skipped. Every
+    `first_line` is the file line number of the table's first line. Blank lines are skipped. Every
     non-blank line must hold exactly `columns` finite numbers of magnitude at most errors.LARGEST,
     and there must be exactly `rows` lines. With strict=False a short or long table, or an
     incomplete last line, is accepted with a warning (the rows present are kept). Anything else
     raises ParseError naming the line. `what` names a row in messages, `end` what ends with the
     block ("file", "block [Hips]").
     """
-    table = _decimal_table(block, columns) if columns else None
-    if table is None and columns:
+    table = _decimal_table(block, columns, start) if columns else None
+    if table is None:  # the general paths, and messages, read a copy of the table alone
+        block, start = block[start:], 0
+        if columns == 0:
+            return _no_values(block, rows, path, first_line, what)
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", UserWarning)  # "input contained no data"
@@ -78,24 +82,12 @@ def parse_table(block, columns, rows, *, path, first_line, strict=True, what="fr
                 raise ValueError
         except ValueError:
             table = _scan(block, columns, path, first_line, strict, what)
-    bad = first_beyond(table) if columns else None
+    bad = first_beyond(table)
     if bad is not None:  # a number too large for what it feeds (products, sums over joints)
         shown = beyond(f"value {bad[1] + 1} of this {what} line", table[bad])
-        raise ParseError(path, shown, line=first_line + line_of_row(block, bad[0]))
-    if columns == 0:  # rows without values: only blank lines, but no more rows than lines
-        if block.strip():
-            row, line = next((i, line) for i, line in enumerate(block.split(b"\n")) if line.strip())
-            raise ParseError(
-                path,
-                f"expected no values in this {what} line (no channels), found {len(line.split())}",
-                line=first_line + row,
-            )
-        lines = block.count(b"\n") + 1
-        if rows > lines:
-            raise ParseError(path, f"{rows} {what}s declared but only {lines} lines follow", line=first_line)
-        return np.zeros((rows, 0))
+        raise ParseError(path, shown, line=first_line + line_of_row(block[start:], bad[0]))
     if len(table) != rows:
-        last = first_line + line_of_row(block, min(len(table), rows))
+        last = first_line + line_of_row(block[start:], min(len(table), rows))
         if len(table) < rows:
             what_happened = f"{end} ends after {len(table)} of the {rows} {what}s declared"
         else:
@@ -111,6 +103,18 @@ def parse_table(block, columns, rows, *, path, first_line, strict=True, what="fr
             stacklevel=3,
         )
     return table
+
+
+def _no_values(block, rows, path, first_line, what):
+    """The (rows, 0) table of rows without values: only blank lines, but no more rows than lines."""
+    if block.strip():
+        row, line = next((i, line) for i, line in enumerate(block.split(b"\n")) if line.strip())
+        found = f"found {len(line.split())}"
+        raise ParseError(path, f"expected no values in this {what} line (no channels), {found}", line=first_line + row)
+    lines = block.count(b"\n") + 1
+    if rows > lines:
+        raise ParseError(path, f"{rows} {what}s declared but only {lines} lines follow", line=first_line)
+    return np.zeros((rows, 0))
 
 
 _CHUNK = 1 << 19  # bytes parsed per task: small temporaries (few fresh pages to fault in), parsed in parallel
@@ -160,12 +164,13 @@ def decimal_values(text, starts, ends):
         return _decimal_values(text[low : ends[b - 1] + 17], starts[a:b] - low, ends[a:b] - low)
 
     parts = list(parallel_map(chunk, bounds))
-    if any(part is None for part in parts):
+    found = [part for part in parts if part is not None]
+    if len(found) < len(parts):
         return None
-    return np.concatenate(parts) if parts else np.zeros(0)
+    return np.concatenate(found) if found else np.zeros(0)
 
 
-def _decimal_table(block, columns):
+def _decimal_table(block, columns, start=0):
     """The fast path of `parse_table`: decimals ([+-]digits[.digits][e[+-]ddd], at most 8 digits
     before the point and 16 after) in whole rows of `columns` (any number per line when None, as one
     flat array), or None for anything else (longer numbers, powers beyond 1e22, bad tokens or rows),
@@ -180,7 +185,7 @@ def _decimal_table(block, columns):
     few digits) is read around the points (`_point_values`), any other by `_decimal_values`.
     """
     view = memoryview(block)
-    bounds, start = [], 0
+    bounds = []
     while start < len(view):
         end = block.find(b"\n", start + _CHUNK)
         end = len(view) if end < 0 else end + 1
@@ -190,7 +195,8 @@ def _decimal_table(block, columns):
         return None
     pool = threading.local()  # each thread's work arrays, for this call only
     if len(bounds) == 1:
-        values = _decimal_rows(block, 0, len(view), columns, None, None, pool)
+        ((start, end),) = bounds
+        values = _decimal_rows(block, start, end, columns, None, None, pool)
     else:
         tokens = list(parallel_map(lambda b: _tokens(view[b[0] : b[1]], pool), bounds))
         offsets = np.cumsum([0, *tokens])
@@ -198,7 +204,9 @@ def _decimal_table(block, columns):
         chunks = range(len(bounds))
         slots = [values[offsets[i] : offsets[i + 1]] for i in chunks]
         parts = list(
-            parallel_map(lambda i: _decimal_rows(block, *bounds[i], columns, tokens[i], slots[i], pool), chunks)
+            parallel_map(
+                lambda i: _decimal_rows(block, bounds[i][0], bounds[i][1], columns, tokens[i], slots[i], pool), chunks
+            )
         )
         if any(part is None for part in parts):
             return None
@@ -215,7 +223,7 @@ def _tokens(chunk, pool):
     return np.count_nonzero(starts) + bool(len(text) and not space[0])
 
 
-def _work(pool, name, shape, dtype):
+def _work(pool, name, shape, dtype) -> np.ndarray:
     """A work array of this thread's (`pool`: a threading.local), grown as needed."""
     size = math.prod(shape)
     array = getattr(pool, name, None)
@@ -366,7 +374,7 @@ def _point_values(text, tokens, out, plus, pool):
     np.copyto(low, negative)
     low <<= _U(63)  # the sign bit of the negative
     bits = out.view(np.uint64)
-    bits |= low
+    np.bitwise_or(bits, low, out=bits)
     return out, dots
 
 
@@ -411,7 +419,7 @@ def _decimal_values(text, starts, ends):
     whole, ok = _eight_digits(words[point - 8], integer_digits)
     for offset in (1, 9):  # fraction digits, 8 at a time (the next 8 only in the numbers that have them)
         some = slice(None) if offset == 1 else np.flatnonzero(fraction_digits > 8)
-        if offset == 9 and not len(some):
+        if isinstance(some, np.ndarray) and not len(some):
             break
         count = np.minimum(fraction_digits[some] - (offset - 1), 8)
         fraction = words[point[some] + offset]  # digits first: shift them to the end (the high bytes)
@@ -773,7 +781,7 @@ def positional(value, decimals=None):
     its type (np.float32 or float), or rounded to `decimals`; never "-0"."""
     if decimals is not None:
         text = f"{float(value):.{int(decimals)}f}"
-    elif isinstance(value, np.float32):
+    elif type(value) is np.float32:
         text = np.format_float_positional(value, unique=True, trim="-")
     else:
         text = repr(float(value))
@@ -799,7 +807,10 @@ def format_decimals(digits, decimals, negative, empty, *, separator="\t", traili
     texts = texts or {}
     return b"".join(
         _format_decimal_block(
-            *(a[i : i + step] for a in (digits, decimals, negative, empty)),
+            digits[i : i + step],
+            decimals[i : i + step],
+            negative[i : i + step],
+            empty[i : i + step],
             ord(separator),
             trailing,
             {(r - i, c): t for (r, c), t in texts.items() if i <= r < i + step},

@@ -34,9 +34,8 @@ def read_bvh(path, *, positions="replace", strict=True):
     if positions not in ("replace", "add"):
         raise ValueError(f"positions must be 'replace' or 'add', not {positions!r}")
     with open_input(path) as f:
-        data = normalize_newlines(_read_all(f))
+        data = without_bom(normalize_newlines(f.read()), keep_offsets=True)
     size = len(data)
-    without_bom(data)  # in place
     if not data or data.isspace():
         raise ParseError(path, "empty file, expected HIERARCHY", line=1)
     found = _MOTION.search(data)
@@ -46,9 +45,10 @@ def read_bvh(path, *, positions="replace", strict=True):
     if not found:
         raise ParseError(path, "expected MOTION after the hierarchy", line=parser.last_line + 1)
     frames, frame_time, frame_time_text, block_start, first_line = _motion_header(path, data, found)
-    del found, data[:block_start]  # the motion block is left, cut in place: no copy (memory, page faults)
     skeleton = parser.skeleton()
-    table = parse_table(data, parser.channel_count, frames, path=path, first_line=first_line, strict=strict)
+    table = parse_table(
+        data, parser.channel_count, frames, path=path, first_line=first_line, start=block_start, strict=strict
+    )
     del data
     check_memory(
         path,
@@ -59,14 +59,6 @@ def read_bvh(path, *, positions="replace", strict=True):
         why=": too many frames for joints without channels",
     )
     return _motion(skeleton, 1.0 / frame_time, frame_time_text, table, positions)
-
-
-def _read_all(f):
-    """The bytes of input file `f` (inputs.Bounded) as a bytearray, read straight into it (no copy
-    of a bytes object): the reader cuts the header off in place."""
-    data = bytearray(f.size)
-    del data[f.readinto(data) :]
-    return data
 
 
 def _motion_header(path, data, found):
@@ -87,15 +79,14 @@ def _motion_header(path, data, found):
         match = pattern.match(text)
         value = parse_number(match.group(1)) if match else None
         found = f"expected '{name}', found {text.strip()[:60]!r}"
-        if name.startswith("Frames") and not (value is not None and value >= 0 and value == int(value)):
+        frame_count = name.startswith("Frames")
+        if value is None or not (value >= 0 and value == int(value) if frame_count else value > 0):
             raise ParseError(path, found, line=line)
-        if name.startswith("Frame Time") and not (value is not None and value > 0):
-            raise ParseError(path, found, line=line)
-        if name.startswith("Frame Time") and not math.isfinite(1.0 / value):
-            raise ParseError(
-                path, f"Frame Time {value:g} is too small: the frame rate 1 / Frame Time is infinite", line=line
-            )
-        if name.startswith("Frame Time"):
+        if not frame_count:
+            if not math.isfinite(1.0 / value):
+                raise ParseError(
+                    path, f"Frame Time {value:g} is too small: the frame rate 1 / Frame Time is infinite", line=line
+                )
             check_rate(path, 1.0 / value, f"Frame Time {value:g}", line=line)
         values.append(value)
     start = len(data) if position < 0 else position + 1
