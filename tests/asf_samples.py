@@ -1,5 +1,6 @@
 """A hand-written ASF that uses what the format allows, AMC text for it, and the Acclaim forward
-kinematics written out independently (row vectors, as the seed "Motion Data" states them)."""
+kinematics written out independently (row vectors, as "Motion Data", section "Acclaim ASF/AMC",
+states them)."""
 
 import numpy as np
 
@@ -56,6 +57,25 @@ ASF = """# hand-written sample
     child tip
   end
 """
+# Axis angles in orders other than XYZ, where pairing the angles with the order's letters (as read
+# here) and taking them as x, y, z differ.
+ORDERED_AXES = """:units
+  angle deg
+:root
+   axis YZX
+   orientation 40 -25 60
+:bonedata
+  begin
+     name bone
+     direction 0 1 0
+     length 2
+     axis 10 20 30 ZYX
+  end
+:hierarchy
+  begin
+    root bone
+  end
+"""
 DOFS = {
     "root": ("RZ", "TX", "TY", "TZ", "RX", "RY"),
     "spine": ("ry", "tx", "rx", "ty", "rz", "tz"),
@@ -108,11 +128,12 @@ def _row_translation(t):
     return m
 
 
-def seed_positions(values, frame, scale=1.0):
-    """{bone: start position} at `frame` by the seed's formula, row vectors: C from the axis in its
-    order (left to right), M from the dofs in their order, B the parent's direction * length (plus
-    its l) and the bone's own tx ty tz (root: position + translation); L = Cinv M C B, and the
-    full transform is L times the parent's on the right."""
+def acclaim_positions(values, frame, scale=1.0):
+    """{bone: start position} at `frame` by the formula of "Motion Data", row vectors: C from the
+    axis, each angle about its order letter, left to right (as amc2bvh and DFKI's anim_utils pair
+    them), M from the dofs in their order, B the parent's direction * length (plus its l) and the
+    bone's own tx ty tz (root: position + translation); L = Cinv M C B, and the full transform is L
+    times the parent's on the right."""
 
     def product(factors):
         out = np.eye(4)
@@ -133,11 +154,11 @@ def seed_positions(values, frame, scale=1.0):
 
     position, orientation, root_order = ROOT
     rotation, shift, _ = motion("root")
-    c = product([_row_rotation(a, orientation["XYZ".index(a)]) for a in root_order])
+    c = product([_row_rotation(a, angle) for a, angle in zip(root_order, orientation)])
     world = {"root": np.linalg.inv(c) @ rotation @ c @ _row_translation(np.add(position, shift))}
     for bone, (_, _, axis, order, parent) in BONES.items():
         rotation, shift, _ = motion(bone)
-        c = product([_row_rotation(a, axis["XYZ".index(a)]) for a in order])
+        c = product([_row_rotation(a, angle) for a, angle in zip(order, axis)])
         offset = np.zeros(3)
         if parent != "root":
             p_direction, p_length = BONES[parent][:2]

@@ -59,6 +59,10 @@ def test_cmu_values_as_the_file_prints_them():
     np.testing.assert_allclose(motion.translations[0, 0], [9.28722, 16.95, -34.2762])
     lfoot = motion.skeleton.record.bones["lfoot"]
     assert lfoot.axis == (-90.0, 7.62852e-16, 20.0) and lfoot.limits == ((-45.0, 90.0), (-70.0, 20.0))
+    assert lfoot.axis_order == "XYZ"  # as in every corpus file: X by -90 first, then Y by ~0, then Z by 20
+    c, s = np.cos(np.radians(20)), np.sin(np.radians(20))
+    by_hand = np.array([[c, -s, 0], [s, c, 0], [0, 0, 1]]) @ np.array([[1, 0, 0], [0, 0, 1], [0, -1, 0]])
+    np.testing.assert_allclose(motion.skeleton.rest_world()[0][motion.skeleton.index("lfoot")], by_hand, atol=1e-15)
 
 
 @needs_corpus

@@ -1,5 +1,6 @@
-"""ASF/AMC reading: the forward kinematics against the seed's formula written out independently
-(row vectors, tests/asf_samples.py), the API (a skeleton alone, motions sharing it, the .asf found
+"""ASF/AMC reading: the forward kinematics against the formula of "Motion Data" written out
+independently (row vectors, tests/asf_samples.py), axis angles in any order against matrices
+written out by hand, the API (a skeleton alone, motions sharing it, the .asf found
 beside an .amc), units, and every error named with its file, line and what was expected."""
 
 import re
@@ -35,8 +36,35 @@ def test_world_positions_are_the_bone_starts_of_the_acclaim_definition(files):
     assert motion.skeleton.names == ["root", "spine", "child", "tip"]  # the child was written first
     positions = motion.world_positions()
     for frame in range(motion.frame_count):
-        for bone, expected in sample.seed_positions(values, frame).items():
+        for bone, expected in sample.acclaim_positions(values, frame).items():
             np.testing.assert_allclose(positions[frame, motion.skeleton.index(bone)], expected, rtol=0, atol=1e-12)
+
+
+def turn(axis, degrees):
+    """The (3, 3) rotation about a coordinate axis (column vectors), written out."""
+    c, s = np.cos(np.radians(degrees)), np.sin(np.radians(degrees))
+    return {
+        "X": np.array([[1, 0, 0], [0, c, -s], [0, s, c]]),
+        "Y": np.array([[c, 0, s], [0, 1, 0], [-s, 0, c]]),
+        "Z": np.array([[c, -s, 0], [s, c, 0], [0, 0, 1]]),
+    }[axis]
+
+
+def test_axis_angles_pair_with_the_order_letters_the_first_applied_first(tmp_path):
+    """`axis 10 20 30 ZYX` turns 10 degrees about Z, then 20 about Y, then 30 about X: C = Rx(30) @
+    Ry(20) @ Rz(10) (amc2bvh's and DFKI anim_utils' reading); the root's orientation with its axis
+    alike. The joint frame of a bone is its axis frame C."""
+    (tmp_path / "o.asf").write_text(sample.ORDERED_AXES)
+    skeleton = asf.read_asf(tmp_path / "o.asf")
+    frames = skeleton.rest_world()[0]
+    root = turn("X", 60) @ turn("Z", -25) @ turn("Y", 40)  # axis YZX, orientation 40 -25 60
+    bone = turn("X", 30) @ turn("Y", 20) @ turn("Z", 10)
+    np.testing.assert_allclose(frames[0], root, rtol=0, atol=1e-15)
+    np.testing.assert_allclose(frames[1], bone, rtol=0, atol=1e-15)
+    np.testing.assert_allclose(bone[:, 0], [0.925417, 0.318796, -0.204874], atol=1e-6)  # x turned, by hand
+    np.testing.assert_allclose(skeleton.rest_rotations[1], root.T @ bone, rtol=0, atol=1e-15)
+    other = turn("X", 10) @ turn("Y", 20) @ turn("Z", 30)  # the angles taken as x, y, z instead
+    assert np.abs(frames[1] - other).max() > 0.3
 
 
 def test_each_leaf_bone_ends_in_an_end_site_at_its_tip(files):
@@ -52,7 +80,7 @@ def test_each_leaf_bone_ends_in_an_end_site_at_its_tip(files):
     assert rest.frame_count == 0
     tips = motion.end_site_positions()[:, 0]
     for frame in range(motion.frame_count):  # the tip's end: its start plus its direction * length, turned
-        start = sample.seed_positions(values, frame)["tip"]
+        start = sample.acclaim_positions(values, frame)["tip"]
         assert np.linalg.norm(tips[frame] - start) == pytest.approx(1.5, abs=1e-12)
 
 
@@ -139,7 +167,7 @@ def test_metres_take_the_cmu_unit_of_one_inch_over_the_length_multiplier(files):
     units = read(folder / "s.amc")
     assert metres.skeleton.record.metres_per_unit == pytest.approx(0.0254 / 0.45)
     np.testing.assert_allclose(metres.world_positions(), units.world_positions() * 0.0254 / 0.45, atol=1e-14)
-    expected = sample.seed_positions(values, 3, scale=0.0254 / 0.45)
+    expected = sample.acclaim_positions(values, 3, scale=0.0254 / 0.45)
     np.testing.assert_allclose(metres.world_positions()[3, 2], expected["child"], atol=1e-14)
 
 

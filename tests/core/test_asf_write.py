@@ -60,6 +60,22 @@ def test_what_the_asf_written_says(motion, tmp_path):
     assert amc[:3] == [":FULLY-SPECIFIED", ":DEGREES", "1"] and amc[4].startswith("spine ")
 
 
+def test_axis_angles_in_any_order_are_written_paired_with_its_letters(tmp_path):
+    (tmp_path / "o.asf").write_text(sample.ORDERED_AXES)
+    still = core.read(tmp_path / "o.asf")
+    core.write(still, tmp_path / "kept.asf", amc=False)
+    text = (tmp_path / "kept.asf").read_text()
+    assert "   axis YZX\n" in text and "   orientation 40 -25 60\n" in text and "     axis 10 20 30 ZYX\n" in text
+    record = still.skeleton.record  # angles that no longer give the axes: the writer computes them
+    record.orientation, record.bones["bone"].axis = (0.0, 0.0, 0.0), (0.0, 0.0, 0.0)
+    core.write(still, tmp_path / "computed.asf", amc=False)
+    again = core.read(tmp_path / "computed.asf").skeleton
+    assert (again.record.root_axis_order, again.record.bones["bone"].axis_order) == ("YZX", "ZYX")
+    np.testing.assert_allclose(again.record.orientation, (40, -25, 60), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(again.record.bones["bone"].axis, (10, 20, 30), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(again.rest_world()[0], still.skeleton.rest_world()[0], rtol=0, atol=1e-15)
+
+
 def test_metres_are_written_back_in_the_file_units(motion, tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

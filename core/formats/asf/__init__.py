@@ -10,6 +10,7 @@ read_asf(path) / read_amc(path, skeleton) the Skeleton alone, and Motions of one
 import errno
 import os
 import pathlib
+from collections.abc import Sequence
 from functools import partial
 
 import numpy as np
@@ -24,7 +25,15 @@ from .writer import write_acclaim, write_amc
 __all__ = ["AsfBone", "AsfRecord", "find_asf", "read_acclaim", "read_amc", "read_asf", "write_acclaim", "write_amc"]
 
 
-def read_acclaim(path, *, motion=None, skeleton=None, metres=False, fps=None, fill_missing=False):
+def read_acclaim(
+    path: str | os.PathLike,
+    *,
+    motion: str | os.PathLike | Sequence[str | os.PathLike] | None = None,
+    skeleton: str | os.PathLike | Skeleton | None = None,
+    metres: bool = False,
+    fps: float | None = None,
+    fill_missing: bool = False,
+) -> Motion | list[Motion]:
     """Read an .asf (with `motion`: the .amc path, or a list of them) or an .amc (with `skeleton`:
     an .asf path or a Skeleton from read_asf; by default the .asf beside it, see find_asf).
 
@@ -55,7 +64,7 @@ def read_acclaim(path, *, motion=None, skeleton=None, metres=False, fps=None, fi
     return [read_amc(m, skeleton, **amc) for m in motion]
 
 
-def find_asf(amc):
+def find_asf(amc: str | os.PathLike) -> pathlib.Path:
     """The .asf for an .amc: the only one in its folder, else the one with the longest name that
     begins the AMC's (02.asf for 02_03.amc, as CMU and HDM05 name them); else ValueError (several
     could be), or FileNotFoundError (none) naming `<folder>/*.asf` as the .amc's missing skeleton."""

@@ -7,6 +7,7 @@ order in every frame (what producers write) are recognised by one comparison wit
 any other order goes through a sort of the names.
 """
 
+import os
 import re
 import warnings
 
@@ -16,6 +17,7 @@ from ...errors import BYTES_PER_JOINT_FRAME, FileWarning, ParseError, beyond, ch
 from ...inputs import read_input, without_bom
 from ...motion import Motion
 from ...numtext import decimal_values, normalize_newlines, parse_number, parse_numbers, ranges
+from ...skeleton import Skeleton
 from .reader_asf import AsfRecord
 
 DEFAULT_FPS = 120.0  # AMC files store no rate; CMU and HDM05 takes are 120 Hz
@@ -29,7 +31,9 @@ _KEY_COST = 11  # bytes each byte of a row's key takes while keys are cut out: i
 _KNOWN = (":FULLY-SPECIFIED", ":FRAME-RANGE", ":ASF-FILE", ":ASF-PATH")
 
 
-def read_amc(path, skeleton, *, fps=None, fill_missing=False):
+def read_amc(
+    path: str | os.PathLike, skeleton: Skeleton, *, fps: float | None = None, fill_missing: bool = False
+) -> Motion:
     """Read an AMC file of `skeleton` (from read_asf) into a Motion sharing that Skeleton.
 
     fps           the frame rate; None: the file's :SAMPLES-PER-SECOND, else 120 (AMC files of CMU and
@@ -205,13 +209,14 @@ class _Lines:
                 f"found {self.token_counts[wrong[0]] - 1}",
                 wrong[0],
             )
-        return self.regular() if self.pattern is not None else self.irregular(rows, fill_missing)
+        return self.irregular(rows, fill_missing) if self.pattern is None else self.regular(self.pattern)
 
-    def regular(self):
-        """The values when every frame lists the first frame's bones: each frame a row of numbers."""
+    def regular(self, pattern):
+        """The values when every frame lists the first frame's bones (`pattern`, their joints in
+        order): each frame a row of numbers."""
         names, counts = self.skeleton.names, self.dof_counts
         first = {}
-        for k, j in enumerate(self.pattern, 1):
+        for k, j in enumerate(pattern, 1):
             if j in first:
                 raise self.error(f"second line for bone {names[j][:80]!r} in this frame", k)
             first[j] = k
@@ -220,8 +225,8 @@ class _Lines:
             raise self.error(f"this frame has no line for bone {names[missing[0]][:80]!r}", 0)
         table = self.numbers()[0].reshape(self.frame_count, -1)  # its number, then its bones' values
         self.check_frame_numbers(table[:, 0])
-        start = dict(zip(self.pattern, np.cumsum(np.concatenate(([1], counts[self.pattern])))))
-        gather = [start[j] + np.arange(counts[j]) for j in np.flatnonzero(counts)]
+        start = dict(zip(pattern, np.cumsum(np.concatenate(([1], counts[pattern])))))
+        gather = [start[j] + np.arange(int(counts[j])) for j in np.flatnonzero(counts)]
         return table[:, np.concatenate(gather).astype(np.intp) if gather else []]
 
     def irregular(self, rows, fill_missing):

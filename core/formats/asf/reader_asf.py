@@ -2,24 +2,27 @@
 that the model's forward kinematics are exactly the Acclaim definition, plus an AsfRecord of what
 the model does not hold (units, axis orders, limits, documentation) for the writer.
 
-The Acclaim definition (seed "Motion Data", section "Acclaim ASF/AMC"), in column form: a bone's
-local transform is L = B @ C @ M @ C^-1, with C its `axis` (angles applied in the written order,
-"XYZ": X first), M its dof rotations (in dof order, the first applied first) and B the translation
-by its parent's direction * length (the root: its position plus the AMC translation). The model
-puts each joint's frame at its bone's axis frame (G @ C), which gives
+The Acclaim definition ("Motion Data", section "Acclaim ASF/AMC"), in column form: a bone's local
+transform is L = B @ C @ M @ C^-1, with C its `axis` (the angles paired with the order's letters
+and applied in that order: `axis a b c ZYX` is C = Rx(c) @ Ry(b) @ Rz(a)), M its dof rotations (in
+dof order, the first applied first) and B the translation by its parent's direction * length (the
+root: its position plus the AMC translation). The model puts each joint's frame at its bone's axis
+frame (G @ C), which gives
 
     rest_rotations[j] = C_parent^-1 @ C_j      offsets[j] = C_parent^-1 @ direction_parent * length_parent
 
 and Euler angles that are the AMC values themselves; joint positions are the bones' starts, and each
-bone without children ends in an End Site at its tip. Beyond the seed's rotations (the definition
-lists tx ty tz and l too): tx ty tz of any bone move its start along its parent's rest axes (for
-the root, the world axes: added to its position), and l moves a bone's end along its direction
-(its children follow).
+bone without children ends in an End Site at its tip. Beyond the definition's rotations (it lists
+tx ty tz and l too): tx ty tz of any bone move its start along its parent's rest axes (for the
+root, the world axes: added to its position), and l moves a bone's end along its direction (its
+children follow).
 """
 
 import dataclasses
 import math
+import os
 import warnings
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -45,7 +48,7 @@ class AsfBone:
 
     direction: tuple
     length: float
-    axis: tuple = (0.0, 0.0, 0.0)
+    axis: tuple = (0.0, 0.0, 0.0)  # as written: axis[i] turns about axis_order[i] (see axis_matrix)
     axis_order: str = "XYZ"
     limits: tuple = ()  # (low, high) per dof, infinities allowed
     id: str | None = None
@@ -61,7 +64,8 @@ class AsfRecord:
     bones            bone name -> AsfBone
     version, name    the :version and :name texts, or None
     documentation    the :documentation lines as read
-    root_axis_order, position, orientation    the :root entries (file units)
+    root_axis_order, position, orientation    the :root entries (file units); orientation[i]
+                     turns about root_axis_order[i], as a bone's axis (see axis_matrix)
     scale            model length per file length: 1, or metres_per_unit when read with metres=True
     The dof lists (:root order, bone dof) are the Skeleton's channels, as written.
     """
@@ -77,30 +81,30 @@ class AsfRecord:
     scale: float = 1.0
 
     @property
-    def degrees(self):
+    def degrees(self) -> bool:
         """Whether the file's angles are in degrees (`angle deg`, also when :units has no angle)."""
         return self.units.get("angle", "deg").lower() != "rad"
 
     @property
-    def metres_per_unit(self):
+    def metres_per_unit(self) -> float:
         """Metres per file length unit, taking the unit before the multiplier to be the inch (Vicon,
         CMU): `length 0.45` means lengths in units of 1/0.45 inch, 0.05644 m."""
         return _INCH / float(self.units.get("length", "1"))
 
 
-def axis_matrix(angles, order):
-    """C (3, 3) of axis angles (x, y, z in radians) applied in `order` ("XYZ": X first)."""
-    by_axis = dict(zip("XYZ", angles))
-    return rotations.euler_to_matrix([by_axis[a] for a in reversed(order)], order[::-1])
+def axis_matrix(angles: Sequence[float], order: str) -> np.ndarray:
+    """C (3, 3) of axis angles (radians) as written: angles[i] turns about order[i], the first
+    applied first ("ZYX": C = Rx(angles[2]) @ Ry(angles[1]) @ Rz(angles[0]))."""
+    return rotations.euler_to_matrix(list(angles)[::-1], order[::-1])
 
 
-def axis_angles(matrix, order):
-    """The (x, y, z) angles (radians) of `axis_matrix` for a rotation matrix and an order."""
-    by_axis = dict(zip(order[::-1], rotations.matrix_to_euler(matrix, order[::-1])))
-    return tuple(float(by_axis[a]) for a in "XYZ")
+def axis_angles(matrix: np.ndarray, order: str) -> tuple[float, ...]:
+    """The angles (radians, as written: angles[i] about order[i]) of `axis_matrix` for a rotation
+    matrix and an order."""
+    return tuple(float(a) for a in rotations.matrix_to_euler(matrix, order[::-1])[::-1])
 
 
-def read_asf(path, *, metres=False):
+def read_asf(path: str | os.PathLike, *, metres: bool = False) -> Skeleton:
     """Read an ASF file into a Skeleton.
 
     Joints: "root", then the bones in :bonedata order (parents first when the file lists a child
@@ -130,7 +134,7 @@ class _Parser:
         self.version = self.name = None
         self.units = {}
         self.documentation = []
-        self.root = None  # dict of the :root entries, with "line"
+        self.root = {}  # the :root entries, with "line" (empty before :root)
         self.bones = []  # dicts, with "line" (of begin) and "<entry> line"
         self.hierarchy = []  # (parent, children, line)
         self.section = None
@@ -172,7 +176,7 @@ class _Parser:
             self.name = rest
         elif key in _SECTIONS:
             if key == ":root":
-                if self.root is not None:
+                if self.root:
                     raise self.error(f"second :root section (the first is on line {self.root['line']})", number)
                 self.root = {"line": number}
             if key == ":hierarchy" and self.hierarchy_state is not None:
@@ -222,14 +226,16 @@ class _Parser:
             key = key.lower()
             if key == "angle" and value.lower() not in ("deg", "rad"):
                 raise self.error(f"expected 'deg' or 'rad' after 'angle', found {value[:40]!r}", number)
-            if key in ("length", "mass") and parse_number(value) is None:
-                raise self.error(f"expected a number after {key!r}, found {value[:40]!r}", number)
-            if key == "length" and not parse_number(value) > 0:
-                raise self.error(f"expected a positive length multiplier, found {value[:40]!r}", number)
-            if key == "length" and not 1 / LARGEST <= parse_number(value) <= LARGEST:  # metres_per_unit divides by it
-                raise self.error(f"length multiplier {value[:40]}: expected {1 / LARGEST:g} to {LARGEST:g}", number)
-            if key == "mass":
-                check_bound(self.path, parse_number(value), "the mass unit", line=number)
+            if key in ("length", "mass"):
+                amount = parse_number(value)
+                if amount is None:
+                    raise self.error(f"expected a number after {key!r}, found {value[:40]!r}", number)
+                if key == "length" and not amount > 0:
+                    raise self.error(f"expected a positive length multiplier, found {value[:40]!r}", number)
+                if key == "length" and not 1 / LARGEST <= amount <= LARGEST:  # metres_per_unit divides by it
+                    raise self.error(f"length multiplier {value[:40]}: expected {1 / LARGEST:g} to {LARGEST:g}", number)
+                if key == "mass":
+                    check_bound(self.path, amount, "the mass unit", line=number)
             self.units[key] = value
 
     def root_line(self, tokens, number):
@@ -249,17 +255,17 @@ class _Parser:
 
     def bonedata_line(self, tokens, number):
         key = tokens[0].lower()
-        if self.bone is None:
+        bone = self.bone
+        if bone is None:
             if key != "begin":
                 raise self.error(f"expected 'begin' starting a bone, found {tokens[0][:40]!r}", number)
             self.bone = {"line": number, "extras": []}
             return
         if self.limits_open and _limit(tokens[0]) is not None:
-            return self.limit_values(tokens, number)
+            return self.limit_values(bone, tokens, number)
         self.limits_open = False
         if key == "end":
-            return self.end_bone(number)
-        bone = self.bone
+            return self.end_bone(bone, number)
         if key in _ENTRIES and key in bone:
             raise self.error(f"second {key!r} in the bone begun on line {bone['line']}", number)
         if key == "begin":
@@ -283,7 +289,7 @@ class _Parser:
             bone[key] = self.dofs(tokens[1:], BONE_DOFS, "dof", number)
         elif key == "limits":
             bone[key] = []
-            self.limit_values(tokens[1:], number)
+            self.limit_values(bone, tokens[1:], number)
         else:
             if key not in _KEPT:
                 what = f"unknown bone entry {tokens[0][:40]!r} kept"  # for the writer: nothing is lost
@@ -291,16 +297,16 @@ class _Parser:
             bone["extras"].append((tokens[0], " ".join(tokens[1:])))
         bone[key + " line"] = number
 
-    def limit_values(self, tokens, number):
+    def limit_values(self, bone, tokens, number):
         for token in tokens:
             value = _limit(token)
             if value is None:
                 raise self.error(f"expected a number or inf in the limits, found {token[:40]!r}", number)
-            self.bone["limits"].append(value)
+            bone["limits"].append(value)
         self.limits_open = True
 
-    def end_bone(self, number):
-        bone, self.bone = self.bone, None
+    def end_bone(self, bone, number):
+        self.bone = None
         if "name" not in bone:
             raise self.error(f"the bone begun on line {bone['line']} has no name", number)
         for key in ("direction", "length"):
@@ -330,7 +336,7 @@ class _Parser:
     def order(self):
         """Bone indices, parents first (in :bonedata order where the file allows), and each one's
         parent as a position in that order (-1: the root)."""
-        if self.root is None:
+        if not self.root:
             raise self.error("expected a :root section", len(self.lines))
         index = {ROOT: -1}
         for i, bone in enumerate(self.bones):

@@ -12,13 +12,16 @@ beyond the printed precision; a moving translation of a joint other than the roo
 """
 
 import math
+import os
 import pathlib
 import re
+from typing import Literal
 
 import numpy as np
 
 from ...atomic import atomic_writes
 from ...frame_rate import snap_rate, stands_for
+from ...motion import Motion
 from ...numtext import format_table, shortest
 from ...skeleton import child_lists
 from .reader_amc import DEFAULT_FPS
@@ -28,7 +31,13 @@ _UNWRITABLE = re.compile(r"[\s#,()]")
 _DEFAULT_UNITS = {"mass": "1.0", "length": "1.0", "angle": "deg"}
 
 
-def write_acclaim(data, path, *, amc=None, precision=6):
+def write_acclaim(
+    data: Motion,
+    path: str | os.PathLike,
+    *,
+    amc: str | os.PathLike | Literal[False] | None = None,
+    precision: int = 6,
+) -> None:
     """Write the Motion `data` as the ASF `path` and its AMC, which appear together once complete.
 
     amc        the AMC's path (default: `path` with the suffix .amc), or False for the ASF alone
@@ -45,7 +54,7 @@ def write_acclaim(data, path, *, amc=None, precision=6):
             file.write(content)
 
 
-def write_amc(data, path, *, precision=6, first_frame=1):
+def write_amc(data: Motion, path: str | os.PathLike, *, precision: int = 6, first_frame: int = 1) -> None:
     """Write the AMC of the Motion `data` alone (for an ASF written before: the dofs must be those
     the ASF lists, as they are for a motion read with that ASF); frames numbered from `first_frame`."""
     acclaim = _Acclaim(data, precision)
@@ -68,10 +77,19 @@ class _Bone:
     """A bone to write: where it hangs, its direction * length (world axes, model units), its axis
     C, dofs and their AMC columns."""
 
-    def __init__(self, name, parent, vector, axis, dofs=(), columns=(), as_read=None):
+    def __init__(
+        self,
+        name: str,
+        parent: str | None,
+        vector: np.ndarray | None,
+        axis: np.ndarray | None,
+        dofs=(),
+        columns=(),
+        as_read=None,
+    ):
         self.name, self.parent, self.vector, self.axis = name, parent, vector, axis
         self.dofs, self.columns, self.as_read = tuple(dofs), list(columns), as_read
-        self.heading = None  # the direction of a bone of no length: the way it came from its parent
+        self.heading: np.ndarray | None = None  # the direction of a bone of no length: the way it came from its parent
 
 
 class _Acclaim:
@@ -102,7 +120,7 @@ class _Acclaim:
         children = child_lists(s.parents)
         sites = child_lists(s.end_site_parents, s.joint_count)
         tips = [[world[j] @ s.end_site_offsets[e] for e in sites[j]] for j in range(s.joint_count)]  # world axes
-        ends = [np.zeros(3)]  # where each joint's bone ends (the root has no length)
+        ends: list[np.ndarray | None] = [np.zeros(3)]  # where each joint's bone ends (the root has no length)
         for j in range(1, len(s.names)):
             targets = [world[j] @ s.offsets[c] for c in children[j]] + tips[j]
             keys = [tuple(t) for t in targets]
@@ -128,9 +146,10 @@ class _Acclaim:
                 bone.columns = [length if d.lower() == "l" else c for d, c in zip(bone.dofs, bone.columns)]
             bones.append(bone)
             bone_of[j] = s.names[j]
+            end = ends[j]  # None only for a joint with no children and no End Site
             for tip in tips[j]:  # the bone's end stands for End Sites there
-                if not np.array_equal(tip, ends[j]):
-                    bones.append(_Bone(_unique(f"{s.names[j]}_end", taken), s.names[j], tip - ends[j], world[j]))
+                if end is not None and not np.array_equal(tip, end):
+                    bones.append(_Bone(_unique(f"{s.names[j]}_end", taken), s.names[j], tip - end, world[j]))
         return bones
 
     def shift(self, j):
@@ -191,14 +210,15 @@ class _Acclaim:
             if np.allclose(written, vector, rtol=0, atol=1e-9 * max(1.0, float(np.linalg.norm(vector)))):
                 return read.direction, read.length
         length = 0.0 if vector is None else float(np.linalg.norm(vector))
-        if length > 0:
+        if vector is not None and length > 0:
             return tuple(vector / length), length / self.scale
         heading = np.zeros(3) if bone.heading is None else bone.heading
         norm = float(np.linalg.norm(heading))
         return (tuple(heading / norm) if norm > 0 else (0.0, 0.0, 1.0)), 0.0
 
     def axis(self, matrix, angles, order):
-        """Axis angles (file unit) and order of the rotation `matrix`: those read while they give it."""
+        """Axis angles (file unit, as written: paired with the order's letters) and order of the
+        rotation `matrix`: those read while they give it."""
         to_radians = math.radians if self.degrees else float
         if angles is not None and np.allclose(axis_matrix([to_radians(a) for a in angles], order), matrix, atol=1e-9):
             return angles, order
