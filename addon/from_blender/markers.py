@@ -8,10 +8,10 @@ import numpy as np
 
 from ... import core
 from ...core.markers import Markers
-from ..to_blender.markers import file_axes
 from ..common import compat, file_record, timing
 from ..common.progress import scene_frames
 from ..common.units import LENGTHS, length_unit
+from ..to_blender.markers import file_axes
 from .mesh import sample_meshes
 
 # what an empty's own keys may move without moving its origin (anything else: evaluate the scene)

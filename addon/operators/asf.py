@@ -8,9 +8,9 @@ from bpy.props import BoolProperty, FloatProperty, StringProperty
 
 from ... import core
 from ...core.formats.asf import find_asf, read_asf
-from ..to_blender.motions import build_motions, read_takes
 from ..common.progress import run
 from ..common.registration import file_format
+from ..to_blender.motions import build_motions, read_takes
 from .motion import JointAxes, MotionExport, MotionImport, export_motion
 
 

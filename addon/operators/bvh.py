@@ -5,9 +5,9 @@ import bpy
 from bpy.props import BoolProperty, EnumProperty, StringProperty
 
 from ... import core
-from ..to_blender.motions import build_motions, read_takes
 from ..common.progress import run
 from ..common.registration import file_format
+from ..to_blender.motions import build_motions, read_takes
 from .motion import MotionExport, MotionImport, export_motion
 
 

@@ -4,7 +4,6 @@ is done by to_blender.animated_mesh.import_famc_steps and from_blender.mesh.expo
 import bpy
 from bpy.props import EnumProperty, StringProperty
 
-from ..to_blender.animated_mesh import import_famc_steps
 from ..common import timing
 from ..common.registration import (
     MeshAnimationExport,
@@ -13,6 +12,7 @@ from ..common.registration import (
     file_format,
 )
 from ..from_blender.mesh import export_famc
+from ..to_blender.animated_mesh import import_famc_steps
 
 
 class ImportFAMC(bpy.types.Operator, MeshFileImport):

@@ -4,11 +4,11 @@ axes' defaults and any option of its own reader."""
 
 from bpy.props import BoolProperty, EnumProperty, FloatProperty
 
-from ..to_blender.markers import import_markers_steps
 from ..common import timing
 from ..common.registration import FilesImport, RangeExport, SceneTiming
 from ..common.units import LENGTH_ITEMS
 from ..from_blender.markers import export_markers
+from ..to_blender.markers import import_markers_steps
 
 
 class MarkerImport(FilesImport, SceneTiming):

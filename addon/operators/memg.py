@@ -4,7 +4,6 @@ done by to_blender.ensemble.import_memg_steps and from_blender.mesh.export_memg.
 import bpy
 from bpy.props import EnumProperty, StringProperty
 
-from ..to_blender.ensemble import import_memg_steps
 from ..common import timing
 from ..common.registration import (
     MeshAnimationExport,
@@ -13,6 +12,7 @@ from ..common.registration import (
     file_format,
 )
 from ..from_blender.mesh import export_memg
+from ..to_blender.ensemble import import_memg_steps
 
 
 class ImportMEMG(bpy.types.Operator, MeshFileImport):

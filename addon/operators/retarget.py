@@ -10,9 +10,9 @@ from bpy_extras.io_utils import ExportHelper, ImportHelper
 
 from ... import core
 from ...core.bone_map import load_preset, save_preset
-from ..to_blender.retarget import retarget_armature
 from ..common.failures import message
 from ..from_blender.armature import armature_skeleton
+from ..to_blender.retarget import retarget_armature
 
 
 class BonePair(bpy.types.PropertyGroup):

@@ -4,8 +4,8 @@ to_blender.markers.import_markers and from_blender.markers.export_markers."""
 import bpy
 from bpy.props import StringProperty
 
-from ..to_blender.markers import AXES
 from ..common.registration import axis_properties, file_format
+from ..to_blender.markers import AXES
 from .markers import MarkerExport, MarkerImport
 
 _FORWARD, _UP = axis_properties(*AXES[".trc"])

@@ -21,10 +21,10 @@ from bvh_samples import SIMPLE
 from ensemble_samples import two_bars
 from mocap_io import core
 from mocap_io.addon import export_bvh, import_bvh
-from mocap_io.addon.to_blender import motions
 from mocap_io.addon.common import compat
 from mocap_io.addon.common.names import blender_names
 from mocap_io.addon.operators import bvh
+from mocap_io.addon.to_blender import motions
 from mocap_io.core.mesh import GroupBasis, Mesh, MeshAnimation
 
 

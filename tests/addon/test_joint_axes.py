@@ -7,9 +7,9 @@ import pytest
 
 from blender_scene import assert_heads_match_core, bpy, fresh_scene
 from mocap_io import core
-from mocap_io.addon.to_blender.motions import build_motions
 from mocap_io.addon.common.progress import run
 from mocap_io.addon.common.units import axis_matrix
+from mocap_io.addon.to_blender.motions import build_motions
 from mocap_io.core import rotations
 
 HALF_TURN_X = np.diag([1.0, -1.0, -1.0])

@@ -20,9 +20,9 @@ from blender_scene import (
 from corpus_files import CORPUS, by_path, manifest, needs_corpus
 from mocap_io import core
 from mocap_io.addon import export_markers, import_markers
-from mocap_io.addon.to_blender.markers import import_markers_steps
 from mocap_io.addon.common import compat, units
 from mocap_io.addon.common.names import blender_names
+from mocap_io.addon.to_blender.markers import import_markers_steps
 from mocap_io.core.markers import Markers
 
 LABELS = ["RASI", "LASI", "RASI", "L" * 70, "knee marker", "never seen"]

@@ -16,8 +16,8 @@ from corpus_files import CORPUS, needs_corpus
 from mocap_io import core
 from mocap_io.addon import import_asf, import_bvh, retarget_armature
 from mocap_io.addon.common import compat
-from mocap_io.addon.operators.retarget import bone_map_of
 from mocap_io.addon.from_blender.armature import armature_motion
+from mocap_io.addon.operators.retarget import bone_map_of
 from mocap_io.core import rotations
 from retarget_quality import HEADER, measure, row
 

@@ -11,9 +11,9 @@ from blender_scene import bpy, data_counts, fresh_scene, world_heads
 from ensemble_samples import two_bars
 from mocap_io import core
 from mocap_io.addon import import_bvh
-from mocap_io.addon.to_blender.ensemble import import_memg_steps
 from mocap_io.addon.common.progress import SteppedImport
 from mocap_io.addon.operators.bvh import import_bvh_steps
+from mocap_io.addon.to_blender.ensemble import import_memg_steps
 from sample_motion import cmu_like_motion
 
 
