@@ -19,7 +19,7 @@ from timing import best
 
 import mocap_io
 from mocap_io import core
-from mocap_io.core.formats.memg_encode import encode
+from mocap_io.core.formats.memg import encode
 
 
 def decode_table(animation):

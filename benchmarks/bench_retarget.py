@@ -77,10 +77,10 @@ def blender_rows(motion, target):
         return []
     import mocap_io
     from mocap_io.addon import retarget_armature
-    from mocap_io.addon.to_blender.armature import build_armature
-    from mocap_io.addon.to_blender.motions import build_motions
     from mocap_io.addon.common.progress import run
     from mocap_io.addon.common.units import axis_matrix
+    from mocap_io.addon.to_blender.armature import build_armature
+    from mocap_io.addon.to_blender.motions import build_motions
 
     mocap_io.register()
     bpy.ops.wm.read_factory_settings(use_empty=True)

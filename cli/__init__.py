@@ -118,6 +118,7 @@ def _show_warning(message, category, filename, lineno, file=None, line=None):
 
 
 def _parser():
+    """The `mocap-io` parser: the global options, then one subparser per command."""
     parser = argparse.ArgumentParser(
         prog="mocap-io",
         description="Motion-capture and animated-mesh files without Blender: inspect, convert, resample, "
@@ -128,9 +129,30 @@ def _parser():
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     parser.set_defaults(command=None, quiet=False, debug=False)
+    commands = parser.add_subparsers(title="commands", metavar="COMMAND")
+    for add in (
+        _add_info,
+        _add_convert,
+        _add_resample,
+        _add_retarget,
+        _add_preview,
+        _add_rib,
+        _add_batch,
+    ):
+        add(commands)
+    return parser
+
+
+def _common_options():
+    """The options of every command: --debug, --quiet."""
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--debug", action="store_true", help="show the traceback of an error")
     common.add_argument("-q", "--quiet", action="store_true", help="no warnings, no progress")
+    return common
+
+
+def _reading_options():
+    """The options of the readers, every command's (each format takes the options it has)."""
     reading = argparse.ArgumentParser(add_help=False)
     group = reading.add_argument_group("reading (each format takes the options it has)")
     group.add_argument("--from", dest="from_format", metavar="EXT", help="format of an input given as '-' (stdin)")
@@ -142,6 +164,11 @@ def _parser():
     group.add_argument("--input-fps", type=_positive, metavar="FPS", help="rate of AMC, PC2 and OBJ sequences")
     group.add_argument("--skeleton", metavar="ASF", help="the .asf of an .amc (default: the one beside it)")
     group.add_argument("--obj", metavar="OBJ", help="the mesh of a .memg, .famc or .pc2 (default: the .obj beside it)")
+    return reading
+
+
+def _writing_options():
+    """The options of the writers, for the commands that write a format chosen by extension."""
     writing = argparse.ArgumentParser(add_help=False)
     group = writing.add_argument_group("writing (each format takes the options it has)")
     group.add_argument("--precision", type=int, metavar="N", help="decimals of text formats (default 6)")
@@ -155,33 +182,42 @@ def _parser():
         choices=("groups", "components"),
         help="MEMG: vertices moved together by the OBJ's groups (default) or by connected parts",
     )
-    commands = parser.add_subparsers(title="commands", metavar="COMMAND")
+    return writing
 
-    def command(name, run, summary, examples, parents=(common,)):
-        sub = commands.add_parser(
-            name,
-            parents=list(parents),
-            help=summary,
-            description=summary,
-            epilog="examples:\n" + "\n".join(f"  {e}" for e in examples) + "\n\n" + EXIT_CODES,
-            formatter_class=argparse.RawDescriptionHelpFormatter,
-        )
-        sub.set_defaults(command=name, run=run, from_format=None, to_format=None)
-        if writing in parents and name != "batch":
-            sub.add_argument("--to", dest="to_format", metavar="EXT", help="format of an output given as '-' (stdout)")
-        return sub
 
-    sub = command(
+def _command(commands, name, run, summary, examples, *, writes=False):
+    """The subparser of command `name`, run by `run(args)`: the common and reading options, with
+    `writes` the writing ones and --to; its help the summary, the examples and the exit codes."""
+    parents = [_common_options(), _reading_options()] + ([_writing_options()] if writes else [])
+    sub = commands.add_parser(
+        name,
+        parents=parents,
+        help=summary,
+        description=summary,
+        epilog="examples:\n" + "\n".join(f"  {e}" for e in examples) + "\n\n" + EXIT_CODES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    sub.set_defaults(command=name, run=run, from_format=None, to_format=None)
+    if writes and name != "batch":  # batch's --to lists the formats of a whole folder's outputs
+        sub.add_argument("--to", dest="to_format", metavar="EXT", help="format of an output given as '-' (stdout)")
+    return sub
+
+
+def _add_info(commands):
+    sub = _command(
+        commands,
         "info",
         _info,
         "What a file holds: skeleton, frames, rate, duration, units, channel layout, bounds.",
         ["mocap-io info walk.bvh", "mocap-io info walk.bvh --json", "cat walk.bvh | mocap-io info - --from bvh"],
-        (common, reading),
     )
     sub.add_argument("inputs", nargs="+", metavar="FILE", help="files to describe ('-': standard input)")
     sub.add_argument("--json", action="store_true", help="one JSON object per file, one per line")
 
-    sub = command(
+
+def _add_convert(commands):
+    sub = _command(
+        commands,
         "convert",
         _convert,
         "Convert a file to another format (chosen by the output's extension).",
@@ -193,12 +229,15 @@ def _parser():
             "mocap-io convert walk.bvh walk.c3d   (the joints' paths as markers)",
             "mocap-io convert walk.bvh - --to htr > walk.htr",
         ],
-        (common, reading, writing),
+        writes=True,
     )
     sub.add_argument("input", help="file to read ('-': standard input, with --from)")
     sub.add_argument("output", help="file to write ('-': standard output, with --to)")
 
-    sub = command(
+
+def _add_resample(commands):
+    sub = _command(
+        commands,
         "resample",
         _resample,
         "Resample a motion (slerp or spline rotations) or markers (gaps kept) to another frame rate.",
@@ -207,7 +246,7 @@ def _parser():
             "mocap-io resample in.bvh out.bvh --fps 60 --rotation spline",
             "mocap-io resample take.c3d take_50.c3d --fps 50",
         ],
-        (common, reading, writing),
+        writes=True,
     )
     sub.add_argument("input")
     sub.add_argument("output")
@@ -222,7 +261,10 @@ def _parser():
         help="translations and marker positions: linear (default) or cubic",
     )
 
-    sub = command(
+
+def _add_retarget(commands):
+    sub = _command(
+        commands,
         "retarget",
         _retarget,
         "Move another skeleton (the rest pose of TARGET, any motion file) like SOURCE.",
@@ -232,7 +274,7 @@ def _parser():
             "mocap-io retarget walk.bvh rig.bvh out.bvh --save-map walk_to_rig.json   (edit it, then use --map)",
             "mocap-io retarget walk.bvh rig.bvh out.bvh --preview check.png   (source and result side by side)",
         ],
-        (common, reading, writing),
+        writes=True,
     )
     sub.add_argument("source", help="the motion")
     sub.add_argument("target", help="a file whose skeleton (rest pose) receives the motion")
@@ -248,7 +290,10 @@ def _parser():
         "(as 'preview SOURCE OUTPUT PNG --shared-view'; needs Pillow)",
     )
 
-    sub = command(
+
+def _add_preview(commands):
+    sub = _command(
+        commands,
         "preview",
         _preview,
         "A picture of a file at a glance: PNG stick figures (wireframes for meshes) at evenly spaced frames in "
@@ -261,7 +306,6 @@ def _parser():
             "mocap-io preview cloth.pc2 cloth.png",
             "mocap-io preview walk.bvh walk_on_rig.bvh check.png --shared-view   (a retarget and its source)",
         ],
-        (common, reading),
     )
     sub.add_argument("inputs", nargs="+", metavar="INPUT", help="one file, or two motions to compare")
     sub.add_argument(
@@ -279,7 +323,10 @@ def _parser():
         help="two inputs: see the second from the first's side and front (same up and facing; default: each its own)",
     )
 
-    sub = command(
+
+def _add_rib(commands):
+    sub = _command(
+        commands,
         "rib",
         _rib,
         "Write RenderMan RIB: stick figures (spheres and cylinders), markers as spheres, meshes as "
@@ -289,7 +336,6 @@ def _parser():
             "mocap-io rib walk.bvh 'rib/walk_####.rib' --frames 1-100 --step 2",
             "mocap-io rib cloth.pc2 cloth.rib --include lights.rib --motion-blur",
         ],
-        (common, reading),
     )
     sub.add_argument("input")
     sub.add_argument("output", help="the .rib ('walk_####.rib': a file per frame; '-': standard output)")
@@ -303,7 +349,10 @@ def _parser():
     sub.add_argument("--motion-blur", action="store_true", help="move geometry to the next frame while open")
     sub.add_argument("--scene", help="##Scene name (default: the file name)")
 
-    sub = command(
+
+def _add_batch(commands):
+    sub = _command(
+        commands,
         "batch",
         _batch,
         "Convert (--to) or describe (no --to) every file under SOURCE, on all cores or a Dask cluster; "
@@ -314,7 +363,7 @@ def _parser():
             "mocap-io batch mocap/ --report summary.csv                 (describe every file)",
             "mocap-io batch /shared/mocap /shared/out --to htr --scheduler tcp://10.0.0.5:8786",
         ],
-        (common, reading, writing),
+        writes=True,
     )
     sub.add_argument("source", help="a folder (searched recursively) or a file")
     sub.add_argument("destination", nargs="?", help="output folder (the source's tree is mirrored)")
@@ -337,7 +386,6 @@ def _parser():
     sub.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1, help="worker processes (all cores)")
     sub.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="run on this Dask distributed scheduler")
     sub.add_argument("--force", action="store_true", help="convert even where the output is newer than the input")
-    return parser
 
 
 def _version():

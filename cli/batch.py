@@ -191,7 +191,7 @@ def run_task(task):
         warnings.simplefilter("always")
         try:
             data = files.read(task["source"], task["read"])
-            outcome |= {"kind": KINDS[type(data)], **_timing(data)}
+            outcome |= {"kind": KINDS[files.kind_of(data)], **_timing(data)}
             if task["output"] is None:
                 from .info import summary
 
@@ -297,7 +297,7 @@ def _remove_empty(folders):
 
 def _on_dask(tasks, address, interruption=None):
     try:
-        from distributed import Client, as_completed
+        from distributed import Client, as_completed  # pyright: ignore[reportMissingImports] - optional: not in the type-check venv
     except ImportError:
         raise MissingDependency(
             "--scheduler needs Dask distributed: pip install 'mocap_io[batch]' (or pip install distributed)"

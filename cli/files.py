@@ -108,6 +108,11 @@ def _name(path, what):
     return path if path != STDIO else f"<std{'in' if what == 'input' else 'out'}>"
 
 
+def kind_of(data):
+    """The kind (model class) of `data`, also where a format returns a subclass of one (FamcAnimation)."""
+    return next(kind for kind in EVERY_KIND if isinstance(data, kind))
+
+
 def _listed(kinds):
     return " and ".join(PLURAL[k] for k in kinds)
 
@@ -170,10 +175,11 @@ def _wrong_kind(name, ext, kind, target):
 
 def fitted(data, path, name=None):
     """`data` as the file `path` holds it: as it is, a motion's joint paths as markers, else CannotConvert."""
-    how = conversion(type(data), path)
+    kind = kind_of(data)
+    how = conversion(kind, path)
     if how is None:
         ext = os.path.splitext(str(path))[1].lower()
-        raise CannotConvert(_wrong_kind(name or path, ext, type(data), path))
+        raise CannotConvert(_wrong_kind(name or path, ext, kind, path))
     if how == "joint paths":
         from .info import length_unit
 

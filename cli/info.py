@@ -1,10 +1,12 @@
 """`mocap-io info`: what a file holds, as a table or as JSON."""
 
 import os
+from typing import Any
 
 import numpy as np
 
 from ..core.figure import Figure
+from ..core.formats.famc.container import FamcSource
 from ..core.markers import Markers
 from ..core.mesh import Mesh, MeshAnimation
 from ..core.motion import Motion
@@ -67,8 +69,9 @@ def length_unit(data):
         return {"length": data.units, "scale": 1.0} if data.units else None
     if not isinstance(data, Motion):
         return None
-    if data.record.get("calibration_units"):
-        return {"length": str(data.record["calibration_units"]), "scale": 1.0}
+    units = getattr(data.record, "calibration_units", None)  # an HtrRecord's
+    if units:
+        return {"length": str(units), "scale": 1.0}
     record = data.skeleton.record
     if record is not None and hasattr(record, "metres_per_unit"):  # an ASF skeleton
         return {"length": "m", "scale": float(record.metres_per_unit)}
@@ -103,20 +106,22 @@ def _mesh(data):
         out["factored"] = data.factored
         if data.factored:
             out["basis_vectors"] = sum(g.rank for g in data.groups)
-        if hasattr(data.source, "segments"):  # a FAMC stream
+        if isinstance(data.source, FamcSource):
             out["segments"] = len(data.source.segments)
-            out["byte_order"] = data.byte_order
+            out["byte_order"] = data.source.dialect.name
     return out
 
 
-def table(info):
+def table(info: dict[str, Any]):
     """The summary as aligned `key  value` lines, one per entry."""
     rows = []
     for key, value in info.items():
-        if key == "frame_time_text" or (key == "scales" and not value) or (value is None and key != "units"):
+        if key == "frame_time_text" or (key == "scales" and not value):
             continue
         if key == "units":
             value = "not stated" if value is None else _unit_text(value)
+        elif value is None:
+            continue
         elif key == "fps" and info.get("frame_time_text"):
             value = f"{value:.10g} (Frame Time {info['frame_time_text']})"
         elif key == "duration":

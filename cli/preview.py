@@ -20,7 +20,7 @@ import numpy as np
 from ..core.atomic import atomic_write
 from ..core.figure import Figure
 from .errors import MissingDependency, UsageError
-from .files import PLURAL, make_folder
+from .files import PLURAL, kind_of, make_folder
 from .progress import Progress
 
 _STOPS = np.array([(68, 1, 84), (59, 82, 139), (33, 145, 140), (94, 201, 98), (253, 231, 37)], dtype=float)
@@ -40,7 +40,7 @@ IMAGES = {
 
 def _pillow():
     try:
-        from PIL import Image, ImageDraw, ImageFont
+        from PIL import Image, ImageDraw, ImageFont  # pyright: ignore[reportMissingImports] - optional: not in the type-check venv
     except ImportError:
         raise MissingDependency(
             "preview needs Pillow: pip install 'mocap_io[preview]' (or pip install pillow)"
@@ -350,7 +350,7 @@ def compare(
     figures = [Figure(m) for m in (first, second)]
     for figure, name in zip(figures, names):
         if figure.kind != "skeleton":
-            raise ValueError(f"{name}: holds {PLURAL[type(figure.data)]}; comparing two files works on motions")
+            raise ValueError(f"{name}: holds {PLURAL[kind_of(figure.data)]}; comparing two files works on motions")
         if not figure.frame_count:
             raise ValueError(f"{name}: no frames to draw")
     if image_format(output, moving=False) is None:

@@ -7,6 +7,8 @@ import multiprocessing
 import multiprocessing.connection
 import os
 import signal
+from multiprocessing.connection import Connection
+from typing import cast
 
 from ..core.atomic import remove_temporaries
 
@@ -100,7 +102,8 @@ class Workers:
     def outcomes(self, interruption):
         """Outcomes as the workers send them, until every task is done or an interruption is requested."""
         while self.sent and not interruption.requested:
-            for connection in multiprocessing.connection.wait([*self.sent, interruption.wake]):
+            ready = multiprocessing.connection.wait([*self.sent, interruption.wake])
+            for connection in cast("list[Connection]", ready):  # what it was given: Connections only
                 if connection == interruption.wake or interruption.requested:
                     continue
                 process, queue = self.sent[connection]

@@ -7,6 +7,7 @@ the model.
 """
 
 import importlib
+from types import ModuleType
 
 from . import rotations
 from .bone_map import auto_map
@@ -31,10 +32,10 @@ __all__ = [
     "write",
 ]
 
-_FORMAT_MODULES = ("asf", "bvh", "c3d", "htr", "memg", "memg_encode", "obj", "pc2", "trc")
+_FORMAT_MODULES = ("asf", "bvh", "c3d", "htr", "memg", "obj", "pc2", "trc")
 
 
-def __getattr__(name):
+def __getattr__(name: str) -> ModuleType:
     """`core.bvh`, `core.pc2`, ...: the format modules (in `core.formats`), loaded when first used."""
     if name in _FORMAT_MODULES:
         return importlib.import_module(f".formats.{name}", __name__)

@@ -66,6 +66,7 @@ class _Target:
         with _naming(path):
             _remove_stale(directory, path)
             fd, self.temporary = tempfile.mkstemp(dir=directory, prefix=prefix, suffix=".tmp")
+            self.committed = False
             if fcntl is not None:  # held while this writer lives: the system drops it however the process ends
                 with contextlib.suppress(OSError):
                     fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -83,13 +84,13 @@ class _Target:
         with _naming(self.path):
             os.chmod(self.temporary, _mode_for(self.path))
             os.replace(self.temporary, self.path)
-        self.temporary = None
+        self.committed = True
 
     def discard(self):
         """Close and remove the temporary, unless committed."""
         with contextlib.suppress(OSError):
             self.file.close()
-        if self.temporary is not None:
+        if not self.committed:
             with contextlib.suppress(OSError):
                 os.unlink(self.temporary)
 

@@ -142,7 +142,7 @@ class Body:
 
 def take_up(motion, roles=None, positions=None):
     """(3,) the up direction of a take, a signed coordinate axis, or None when nothing tells: the
-    file's own where it names one (HTR's GlobalAxisofGravity, `motion.record["up_axis"]`), else the
+    file's own where it names one (HTR's GlobalAxisofGravity, `motion.record.up_axis`), else the
     axis nearest the direction from the hips to the head over up to 25 frames spread evenly over
     the take, the rest pose for a take of no frames (bone_map.up_from_roles). Retargeting and
     drawing (figure.Figure.up) take a take's up from here; each has its own answer for None.
@@ -151,7 +151,7 @@ def take_up(motion, roles=None, positions=None):
     positions  (F, J, 3) the take's world joint positions, when the caller has them (else only the
                frames looked at are computed)
     """
-    axis = str(motion.record.get("up_axis") or "").upper()
+    axis = str(getattr(motion.record, "up_axis", None) or "").upper()  # an HtrRecord's
     if axis in ("X", "Y", "Z"):
         return np.eye(3)["XYZ".index(axis)]
     roles = find_roles(motion.skeleton) if roles is None else roles
@@ -177,5 +177,5 @@ def upright_turn(source, target):
     a left)."""
     mine, theirs = target.frame(), source.frame()
     if mine is None or theirs is None:
-        return rotations.swing(target.up, source.up)
+        return rotations.rotation_between(target.up, source.up)
     return theirs @ mine.T

@@ -13,7 +13,7 @@ import numpy as np
 
 from .atomic import atomic_write
 from .errors import ParseError
-from .skeleton import child_lists, descendants
+from .skeleton import Skeleton, child_lists, descendants
 
 # Every limb is a chain of roles, root to tip; a name may fit several roles of its chain (candidates
 # in order of preference), and the chain's order decides: Xsens "Shoulder" after "Collar" is the
@@ -89,12 +89,31 @@ _GENERIC = {"joint", "jnt", "jt", "bone", "bn", "bind"}  # words for any bone, w
 _NOT_A_BODY_PART = {"end", "nub", "top", "twist", "roll", "ik", "pole", "target", "ctrl", "mch", "helper", "share"}
 
 
-def auto_map(source, target):
-    """{source joint name: target joint name} for the joints both skeletons have a role for
-    (see `find_roles`), then for the remaining joints of the same normalised name.
+def auto_map(source: Skeleton, target: Skeleton) -> dict[str, str]:
+    """A bone map: which joint of `source` drives which joint of `target`.
 
-    Spines and necks of different lengths pair from both ends inwards: the bottom and top joints
-    always, the ones between in proportion. Every target joint is driven by at most one source joint.
+    Joints pair where both skeletons have a joint for the same role (see `find_roles`), then where
+    the remaining joints have the same normalised name. Spines and necks of different lengths pair
+    from both ends inwards: the bottom and top joints always, the ones between in proportion. Every
+    target joint is driven by at most one source joint.
+
+    Parameters
+    ----------
+    source, target : Skeleton
+
+    Returns
+    -------
+    dict of str to str
+        {source joint name: target joint name}, in source joint order: a plain dict to edit, or to
+        save with `save_preset`.
+
+    Examples
+    --------
+    >>> from mocap_io.core import Skeleton, auto_map
+    >>> source = Skeleton(["Hips", "Spine", "Head"], [-1, 0, 1], [[0, 90, 0], [0, 10, 0], [0, 40, 0]])
+    >>> target = Skeleton(["pelvis", "spine", "head"], [-1, 0, 1], [[0, 1.0, 0], [0, 0.2, 0], [0, 0.5, 0]])
+    >>> auto_map(source, target)
+    {'Hips': 'pelvis', 'Spine': 'spine', 'Head': 'head'}
     """
     mine, theirs = find_roles(source), find_roles(target)
     candidates = []

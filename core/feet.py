@@ -120,7 +120,9 @@ def plant(ankle, offsets, ball, phase, roll, lift, up, floor, depths, settle, ho
             kind, span = phase[first], slice(first, last)
             held = turns[first - 1] if first > start else lead
             if kind == FLAT:
-                hold = rotations.swing(offsets[span, ball] @ held.T, (held @ offsets[first, ball])[None]) @ held
+                hold = (
+                    rotations.rotation_between(offsets[span, ball] @ held.T, (held @ offsets[first, ball])[None]) @ held
+                )
                 turns[span] = _at_most(hold, hold_limit)
             elif k < flat:
                 turns[span] = lead
@@ -136,7 +138,7 @@ def plant(ankle, offsets, ball, phase, roll, lift, up, floor, depths, settle, ho
             goal[span] = place - pivot
             if kind == FLAT:  # the hold's excess turns the foot about what stands next, else as `roll` says
                 following = phase[last] if last < stop else 0
-                weight = {TOE: 1.0, HEEL: 0.0}.get(following, roll[span, None])
+                weight = 1.0 if following == TOE else 0.0 if following == HEEL else roll[span, None]
                 goal[span] = (1.0 - weight) * place + weight * (place + to_ball[0] - to_ball)
         moved = np.einsum("fij,fnj->fni", turns[start:stop], offsets[start:stop])
         height = floor + smooth((depths - moved @ up).max(axis=1), int(settle / 8))
@@ -156,7 +158,7 @@ def _lead(directions, limit):
     ball from the ankle over its first flat phase, halfway towards the last, at most `limit`
     radians (a hold of `limit` then covers the roll from `limit` before the start's to `limit`
     past it)."""
-    turn = rotations.swing(directions[0], directions[-1])
+    turn = rotations.rotation_between(directions[0], directions[-1])
     angle = np.linalg.norm(rotations.matrix_to_rotvec(turn))
     return rotations.scale_rotation(turn, min(0.5, limit / max(angle, 1e-300)))
 
@@ -242,13 +244,13 @@ def two_bone_ik(hip, knee, ankle, goal, pole=None, soft=0.0):
         near = 0.2 * thigh[:, None]  # the knee 12 degrees off the line
         off = np.linalg.norm(across(bent, line), axis=1)[:, None]
         bent = bent + np.maximum(near - off, 0.0) * pole
-    bend = np.einsum("nij,nj->ni", rotations.swing(line, direction), _perpendicular(bent, line))
+    bend = np.einsum("nij,nj->ni", rotations.rotation_between(line, direction), _perpendicular(bent, line))
     along = (thigh**2 - shin**2 + distance**2) / (2.0 * distance)
     height = np.sqrt(np.maximum(thigh**2 - along**2, 0.0))
     new_knee = hip + along[:, None] * direction + height[:, None] * bend
-    upper = rotations.swing(knee - hip, new_knee - hip)
+    upper = rotations.rotation_between(knee - hip, new_knee - hip)
     turned_shin = np.einsum("nij,nj->ni", upper, ankle - knee)
-    lower = rotations.swing(turned_shin, hip + distance[:, None] * direction - new_knee)
+    lower = rotations.rotation_between(turned_shin, hip + distance[:, None] * direction - new_knee)
     return upper, lower
 
 

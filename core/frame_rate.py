@@ -44,7 +44,7 @@ def snap_rate(period_text):
     if period <= 0:
         raise ValueError(f"a frame period must be positive, not {period_text!r}")
     digits, exponent = number.as_tuple()[1:]
-    unit = Fraction(10) ** exponent  # of the last printed digit
+    unit = Fraction(10) ** int(exponent)  # of the last printed digit (an int: NaN and Infinity failed above)
     single = period * _SINGLE if len(digits) <= 9 else 0  # more digits than a single holds: a double
     rate = standard_rate(period, period - unit / 2 - single, period + unit + single)
     return 1 / period if rate is None else rate

@@ -2,8 +2,10 @@
 the file's parameters as read."""
 
 import dataclasses
+from collections.abc import Iterable, Sequence
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .errors import require_bounded, require_rate
 
@@ -19,7 +21,7 @@ class Parameter:
     value: np.ndarray
     description: str = ""
     locked: bool = False
-    offset: int = dataclasses.field(default=None, compare=False, repr=False)
+    offset: int | None = dataclasses.field(default=None, compare=False, repr=False)
 
 
 class Group(dict):
@@ -44,9 +46,9 @@ class Analog:
 
     values: np.ndarray
     rate: float
-    names: list
-    units: list = None
-    descriptions: list = None
+    names: list[str]
+    units: list[str] | None = None
+    descriptions: list[str] | None = None
 
     def __post_init__(self):
         self.values = np.asarray(self.values)
@@ -73,39 +75,73 @@ class Event:
 
 
 class Markers:
-    """Labelled 3D points over frames, in file units.
+    """Labelled 3D points over frames (C3D, TRC) in file units, with what the file holds besides.
 
-    names         marker labels (M), as the file gives them (not necessarily unique)
-    positions     (F, M, 3) float32 (C3D) or float64 (TRC); NaN where a marker is missing
-    rate          frames per second (float)
-    units         length unit of the positions as the file states it ("mm", "m", ...), or ""
-    first_frame   the file's number of the first frame (C3D and TRC count from 1 by default)
-    residuals     (F, M) float32, file units, NaN where a marker is missing; or None
-    camera_masks  (F, M) uint8: bit c is set when camera c + 1 saw the marker (C3D: 7 cameras);
-                  0 where the marker is missing; or None
-    descriptions  per marker, the file's description ("" if none)
-    analog        Analog channels, or None
-    events        list of Event
-    parameters    C3D: group name -> Group of Parameters, exactly as read; TRC: {}
-    metadata      format-specific facts (C3D: processor, storage, header; TRC: header fields)
+    Parameters
+    ----------
+    names : sequence of str
+        Marker labels (M), as the file gives them (not necessarily unique).
+    positions : array_like, shape (F, M, 3)
+        Float32 (C3D) or float64 (TRC; other types become float64); NaN where a marker is missing.
+    rate : float
+        Frames per second, positive and finite.
+    units : str, optional
+        Length unit of the positions as the file states it ("mm", "m", ...), or "".
+    first_frame : int, optional
+        The file's number of the first frame (C3D and TRC count from 1, the default).
+    residuals : array_like, shape (F, M), optional
+        Float32, file units, NaN where a marker is missing.
+    camera_masks : array_like, shape (F, M), optional
+        Uint8: bit c is set when camera c + 1 saw the marker (C3D: 7 cameras); 0 where the marker
+        is missing.
+    descriptions : sequence of str, optional
+        Per marker, the file's description (default "").
+    analog : Analog, optional
+        Analog channels (force plates, EMG, ...), their samples a whole number per frame.
+    events : iterable of Event, optional
+        Time events.
+    parameters : dict, optional
+        C3D: group name -> Group of Parameters, exactly as read; TRC: {}.
+    metadata : dict, optional
+        Format-specific facts (C3D: processor, storage, header; TRC: header fields).
+
+    Raises
+    ------
+    ValueError
+        If the arrays' shapes do not fit `names` and each other, `rate` is not positive and finite,
+        or the analog samples are not a whole number per frame.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mocap_io.core import Markers
+    >>> positions = np.array([[[0, 0, 1000], [250, 0, 1000]], [[0, 10, 1000], [np.nan] * 3]])
+    >>> markers = Markers(["LASI", "RASI"], positions, 100, units="mm")
+    >>> markers
+    <Markers 2 markers x 2 frames at 100 Hz>
+    >>> markers.valid
+    array([[ True,  True],
+           [ True, False]])
+    >>> markers.times(), markers.index("RASI")
+    (array([0.  , 0.01]), 1)
     """
 
     def __init__(
         self,
-        names,
-        positions,
-        rate,
+        names: Sequence[str],
+        positions: ArrayLike,
+        rate: float,
         *,
-        units="",
-        first_frame=1,
-        residuals=None,
-        camera_masks=None,
-        descriptions=None,
-        analog=None,
-        events=(),
-        parameters=None,
-        metadata=None,
-    ):
+        units: str = "",
+        first_frame: int = 1,
+        residuals: ArrayLike | None = None,
+        camera_masks: ArrayLike | None = None,
+        descriptions: Sequence[str] | None = None,
+        analog: Analog | None = None,
+        events: Iterable[Event] = (),
+        parameters: dict[str, Group] | None = None,
+        metadata: dict | None = None,
+    ) -> None:
         self.names = [str(n) for n in names]
         self.positions = np.asarray(positions)
         if self.positions.dtype.kind != "f":
@@ -137,26 +173,34 @@ class Markers:
         self.parameters = {} if parameters is None else parameters
         self.metadata = {} if metadata is None else metadata
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         analog = f", {len(self.analog.names)} analog channels" if self.analog is not None else ""
         return f"<Markers {self.marker_count} markers x {self.frame_count} frames at {self.rate:g} Hz{analog}>"
 
     @property
-    def frame_count(self):
+    def frame_count(self) -> int:
+        """Number of frames (F)."""
         return self.positions.shape[0]
 
     @property
-    def marker_count(self):
+    def marker_count(self) -> int:
+        """Number of markers (M)."""
         return self.positions.shape[1]
 
     @property
-    def valid(self):
+    def valid(self) -> np.ndarray:
         """(F, M) bool: where the marker was seen (its position is not NaN)."""
         return ~np.isnan(self.positions).any(axis=2)
 
     @property
-    def analog_per_frame(self):
-        """Analog samples per marker frame (analog rate / marker rate, a whole number)."""
+    def analog_per_frame(self) -> int:
+        """Analog samples per marker frame (analog rate / marker rate, a whole number; 0 without analog).
+
+        Raises
+        ------
+        ValueError
+            If the analog rate is not a whole multiple of the marker rate.
+        """
         if self.analog is None:
             return 0
         ratio = self.analog.rate / self.rate
@@ -164,22 +208,33 @@ class Markers:
             raise ValueError(f"analog rate {self.analog.rate:g} is not a multiple of the marker rate {self.rate:g}")
         return round(ratio)
 
-    def require_writable(self):
-        """Raise ValueError naming the marker and frame of the first coordinate (NaN: missing) that
-        is not finite or beyond errors.LARGEST, or a rate outside errors.RATES: what a reader would
-        refuse, writers refuse before they open their output."""
+    def require_writable(self) -> None:
+        """Refuse what a reader would refuse; writers call this before they open their output.
+
+        Raises
+        ------
+        ValueError
+            Naming the marker and frame of the first coordinate (NaN: missing) that is not finite or
+            beyond `errors.LARGEST`, or a rate outside `errors.RATES`.
+        """
         present = np.where(np.isnan(self.positions), 0.0, self.positions)
         require_bounded(present, lambda f, m, axis: f"marker {self.names[m]!r} {'XYZ'[axis]} at frame {f}")
         require_rate(self.rate, "the frame rate")
 
-    def index(self, name):
-        """Index of the first marker called `name`."""
+    def index(self, name: str) -> int:
+        """Index of the first marker called `name`.
+
+        Raises
+        ------
+        KeyError
+            If there is no such marker.
+        """
         try:
             return self.names.index(name)
         except ValueError:
             raise KeyError(f"no marker named {name!r}") from None
 
-    def times(self):
+    def times(self) -> np.ndarray:
         """(F,) time of each frame in seconds, frame `first_frame` at (first_frame - 1) / rate."""
         return (self.first_frame - 1 + np.arange(self.frame_count)) / self.rate
 

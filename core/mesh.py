@@ -1,6 +1,10 @@
 """Meshes and mesh animations: a rest mesh plus positions per frame, dense or factored."""
 
+from collections.abc import Iterable, Sequence
+from typing import Protocol
+
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .parallel import parallel_map
 
@@ -131,22 +135,78 @@ def diagonal(positions):
     return float(np.linalg.norm(np.ptp(positions, axis=0))) if len(positions) else 0.0
 
 
-class MeshAnimation:
-    """A mesh whose vertices move: dense positions (F, V, 3), a factored form evaluated lazily, or
-    a stream decoded on demand.
+class FrameSource(Protocol):
+    """What decodes the frames of a MeshAnimation on demand (an encoded stream such as .famc)."""
 
-    mesh        the rest Mesh
-    fps         frames per second
-    positions   (F, V, 3) array for a dense animation, or None
-    groups      list of GroupBasis and `transforms` (k, F, 4, 4) for a factored one; vertices in
-                no group stay at their rest position, and where groups overlap the later one wins
-    source      an object with `frame_count` and `positions(index)` -> (len(index), V, 3) that
-                decodes the frames asked for (an encoded stream such as .famc)
-    first_frame the number the file gives its first frame (a PC2 cache's start frame, an OBJ
-                sequence's first file number), which its writer writes again; None where it gives none
+    @property
+    def frame_count(self) -> int: ...
+
+    def positions(self, index: np.ndarray) -> np.ndarray:
+        """(len(index), V, 3) vertex positions of the frames `index`."""
+        ...
+
+
+class MeshAnimation:
+    """A mesh whose vertices move: dense positions, a factored form evaluated lazily, or a stream
+    decoded on demand (give exactly one).
+
+    Parameters
+    ----------
+    mesh : Mesh
+        The rest mesh.
+    fps : float
+        Frames per second.
+    positions : array_like, shape (F, V, 3), optional
+        Vertex positions of a dense animation, in mesh vertex order.
+    groups : iterable of GroupBasis, optional
+        With `transforms`, a factored animation: vertices in no group stay at their rest position,
+        and where groups overlap the later one wins.
+    transforms : array_like, shape (K, F, 4, 4), optional
+        The local frames that carry the groups (``GroupBasis.frame`` indexes the first axis).
+    source : FrameSource, optional
+        Decodes the frames asked for (an encoded stream such as .famc).
+    first_frame : float, optional
+        The number the file gives its first frame (a PC2 cache's start frame, a float; an OBJ
+        sequence's first file number), which its writer writes again; None where it gives none.
+
+    Raises
+    ------
+    ValueError
+        If not exactly one of `positions`, `transforms` (with `groups`) and `source` is given, or
+        the positions do not fit the mesh.
+
+    Examples
+    --------
+    A triangle rising by one unit over three frames, dense and factored:
+
+    >>> import numpy as np
+    >>> from mocap_io.core.mesh import GroupBasis, Mesh, MeshAnimation
+    >>> mesh = Mesh([[0, 0, 0], [1, 0, 0], [0, 1, 0]], face_sizes=[3], face_vertices=[0, 1, 2])
+    >>> rise = np.array([0.0, 0.5, 1.0])[:, None, None] * [0, 0, 1]
+    >>> animation = MeshAnimation(mesh, 24, mesh.vertices + rise)
+    >>> animation
+    <MeshAnimation 3 vertices x 3 frames at 24 fps, dense>
+    >>> animation.positions(-1)
+    array([[0., 0., 1.],
+           [1., 0., 1.],
+           [0., 1., 1.]])
+    >>> group = GroupBasis("all", [0, 1, 2], mesh.vertices, [[[0, 0, 1]] * 3], [[0.0, 0.5, 1.0]], frame=0)
+    >>> factored = MeshAnimation(mesh, 24, groups=[group], transforms=np.broadcast_to(np.eye(4), (1, 3, 4, 4)))
+    >>> factored.factored, np.allclose(factored.positions(), animation.positions())
+    (True, True)
     """
 
-    def __init__(self, mesh, fps, positions=None, *, groups=None, transforms=None, source=None, first_frame=None):
+    def __init__(
+        self,
+        mesh: Mesh,
+        fps: float,
+        positions: ArrayLike | None = None,
+        *,
+        groups: Iterable[GroupBasis] | None = None,
+        transforms: ArrayLike | None = None,
+        source: FrameSource | None = None,
+        first_frame: float | None = None,
+    ) -> None:
         self.mesh = mesh
         self.fps = float(fps)
         self.first_frame = first_frame
@@ -159,7 +219,7 @@ class MeshAnimation:
         if self._positions is not None and self._positions.shape[1:] != mesh.vertices.shape:
             raise ValueError(f"positions {self._positions.shape} do not fit {len(mesh.vertices)} vertices")
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         kind = (
             "dense"
             if self._positions is not None
@@ -171,27 +231,38 @@ class MeshAnimation:
         return f"<MeshAnimation {vertices} vertices x {self.frame_count} frames at {self.fps:g} fps, {kind}>"
 
     @property
-    def frame_count(self):
+    def frame_count(self) -> int:
+        """Number of frames (F)."""
         if self.source is not None:
             return self.source.frame_count
         return len(self._positions) if self._positions is not None else self.transforms.shape[1]
 
     @property
-    def factored(self):
+    def factored(self) -> bool:
         """Whether this is the factored form (groups with transforms)."""
         return self.transforms is not None
 
-    def positions(self, frames=None):
-        """(F, V, 3) vertex positions in mesh vertex order for `frames` (None: all; an int, a
-        slice or an index array); only the frames asked for are computed."""
+    def positions(self, frames: int | slice | Sequence[int] | np.ndarray | None = None) -> np.ndarray:
+        """Vertex positions in mesh vertex order; only the frames asked for are computed.
+
+        Parameters
+        ----------
+        frames : int, slice or array_like of int, optional
+            The frames (default: all).
+
+        Returns
+        -------
+        ndarray, shape (F, V, 3), or (V, 3) for one frame given as an int
+        """
         index = np.arange(self.frame_count)[slice(None) if frames is None else frames]
         single = np.ndim(index) == 0
         index = np.atleast_1d(index)
         if self._positions is not None:
             out = self._positions[index]
-        elif self.source is not None:
+        elif self.transforms is None:
             out = self.source.positions(index)
         else:
+            transforms = self.transforms
             out = np.empty((len(index),) + self.mesh.vertices.shape)
             still = np.ones(len(self.mesh.vertices), dtype=bool)
             for group in self.groups:
@@ -207,7 +278,7 @@ class MeshAnimation:
                 weights = np.vstack([np.ones((1, group.coefficients.shape[1])), group.coefficients])
                 for start in range(0, len(index), step):
                     block = index[start : start + step]
-                    transform = self.transforms[group.frame, block]  # (f, 4, 4)
+                    transform = transforms[group.frame, block]  # (f, 4, 4)
                     mixed = transform[:, :3, :3, None] * weights[:, block].T[:, None, None, :]  # (f, 3, 3, r+1)
                     world = (mixed.reshape(-1, stacked.shape[0]) @ stacked).reshape(len(block), 3, -1)
                     world += transform[:, :3, 3, None]

@@ -215,7 +215,7 @@ def _decimal_table(block, columns, start=0):
     return values.reshape(-1, columns)
 
 
-def _tokens(chunk, pool):
+def _tokens(chunk, pool) -> int:
     """The number of tokens (runs of bytes above the space) of `chunk`."""
     text = np.frombuffer(chunk, dtype=np.uint8)
     space = np.less_equal(text, 32, out=_work(pool, "space", text.shape, np.bool_))
@@ -620,7 +620,7 @@ def format_blocks(values, decimals=6, *, separator=" ", whole=0):
     )
 
 
-def _format_block(values, decimals, separator, integers):
+def _format_block(values, decimals, separator, integers) -> bytes:
     rows, columns = values.shape
     scale = 10.0**decimals
     scaled = np.rint(values.ravel() * scale)

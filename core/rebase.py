@@ -41,8 +41,9 @@ def bone_rest(motion, axis="Y", orders=None):
     """(motion, lengths): the motion with rest rotations that lay every joint's bone (see
     bone_vectors) along `axis` ("X", "Y" or "Z") of its own frame, each the smallest turn from its
     parent's frame (no added twist); lengths (J,) are the bones' lengths (0 for a joint without a
-    bone, whose frame stays its parent's). Offsets become the parents' frames' (seed eq. 4.1), the
-    frame rotations are re-based onto the new rest (eqs. 4.5-4.9)."""
+    bone, whose frame stays its parent's). Offsets become the parents' frames' (eq. 4.1 of Meredith
+    and Maddock, "Motion Capture File Formats Explained"), the frame rotations are re-based onto the
+    new rest (its eqs. 4.5-4.9)."""
     if motion.skeleton.rest_rotations is not None:
         motion = identity_rest(motion)
     skeleton = motion.skeleton
@@ -80,7 +81,7 @@ def rebase(motion, change, rest_rotations, orders=None):
         ):
             euler[:, j] = motion.euler[:, j]
         else:
-            turned = rotations.sandwich(left, motion.local_rotation(j), change[j])
+            turned = rotations.multiply_each(left, motion.local_rotation(j), change[j])
             euler[:, j] = rotations.unwrap_euler(rotations.matrix_to_euler(turned, orders[j]))
     ends = s.end_site_parents
     skeleton = Skeleton(

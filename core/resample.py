@@ -6,6 +6,7 @@ way, positions as translations, gaps kept."""
 import warnings
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from . import rotations
 from .frame_rate import stands_for
@@ -16,37 +17,75 @@ _COINCIDENT = 1e-9  # seconds: an output time this close to a source frame takes
 
 
 def resample(
-    motion,
-    fps=None,
-    times=None,
+    motion: Motion,
+    fps: float | None = None,
+    times: ArrayLike | None = None,
     *,
-    source_times=None,
-    start=None,
-    end=None,
-    loop=False,
-    rotation="slerp",
-    translation="linear",
-):
-    """A new Motion sampled at `times` or every 1 / `fps` seconds from `start` to `end`.
-
-    fps           output frame rate (default: the source's; with `times`, their mean rate)
-    times         output times in seconds on the source's clock: frame f at f / motion.standard_fps
-                  (the rate a printed Frame Time such as 0.008333 stands for: 120, not 120.000048),
-                  or at source_times[f]
-    source_times  (F,) increasing time of every source frame, for takes with variable timestamps
-    start, end    trimming: first and last output time (default: the first and last source frame);
-                  only with a regular output (no `times`)
-    loop          the take repeats with a period of its length plus one mean frame step, so that its
-                  last frame blends into its first; times wrap around (so `end` may lie beyond the
-                  take: a 1 s cycle played for 10 s). Without it, times beyond either end hold the
-                  first or last frame. Translations repeat as they are: a loop of a walk jumps back.
-    rotation      "slerp" (default), or "spline": a Catmull-Rom spline through the keys built from
-                  slerps (Barry-Goldman, correct for uneven keys), with no kinks at the keys
-    translation   "linear" (default), or "cubic": the same spline on translations (and HTR scales)
+    source_times: ArrayLike | None = None,
+    start: float | None = None,
+    end: float | None = None,
+    loop: bool = False,
+    rotation: str = "slerp",
+    translation: str = "linear",
+) -> Motion:
+    """A new Motion sampled at `times`, or every 1 / `fps` seconds from `start` to `end`.
 
     An output time that coincides with a source frame (within 1e-9 s) takes that frame's values
     exactly as they are; in between, each joint's Euler angles stay on the branch of its nearest
     source frame, so curves keep the source's continuity.
+
+    Parameters
+    ----------
+    motion : Motion
+        The source, with at least one frame.
+    fps : float, optional
+        Output frame rate (default: the source's; with `times`, their mean rate).
+    times : array_like, shape (N,), optional
+        Output times in seconds on the source's clock: frame f at f / motion.standard_fps (the rate
+        a printed Frame Time such as 0.008333 stands for: 120, not 120.000048), or at
+        ``source_times[f]``.
+    source_times : array_like, shape (F,), optional
+        Increasing time of every source frame, for takes with variable timestamps.
+    start, end : float, optional
+        Trimming: first and last output time (default: the first and last source frame); only with
+        a regular output (no `times`).
+    loop : bool, optional
+        The take repeats with a period of its length plus one mean frame step, so that its last
+        frame blends into its first; times wrap around (so `end` may lie beyond the take: a 1 s
+        cycle played for 10 s). Without it (default), times beyond either end hold the first or
+        last frame. Translations repeat as they are: a loop of a walk jumps back.
+    rotation : {"slerp", "spline"}, optional
+        Slerp between neighbouring frames (default), or a Catmull-Rom spline through the keys built
+        from slerps (Barry-Goldman, correct for uneven keys), with no kinks at the keys.
+    translation : {"linear", "cubic"}, optional
+        Linear (default), or the same spline on translations (and HTR scales).
+
+    Returns
+    -------
+    Motion
+        Of the same skeleton and Euler orders.
+
+    Raises
+    ------
+    ValueError
+        If an option is out of range, the motion has no frames, or `times` is given with `start`
+        or `end`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mocap_io.core import Motion, Skeleton, resample
+    >>> skeleton = Skeleton(["root"], [-1], [[0, 0, 0]])
+    >>> euler = np.zeros((3, 1, 3))
+    >>> euler[:, 0, 2] = [0.0, 0.5, 1.0]  # turning about Z
+    >>> motion = Motion(skeleton, 30, euler, ["XYZ"], np.arange(3.0)[:, None, None] * [1, 0, 0])
+    >>> faster = resample(motion, 60)
+    >>> faster
+    <Motion 1 joints x 5 frames at 60 fps>
+    >>> faster.euler[:, 0, 2].round(6), faster.translations[:, 0, 0]
+    (array([0.  , 0.25, 0.5 , 0.75, 1.  ]), array([0. , 0.5, 1. , 1.5, 2. ]))
+    >>> resample(motion, times=[0.01, 0.05]).translations[:, 0, 0].round(6)
+    array([0.3, 1.5])
     """
     if rotation not in ("slerp", "spline"):
         raise ValueError(f"rotation must be 'slerp' or 'spline', not {rotation!r}")
@@ -72,11 +111,12 @@ def resample(
     euler = rotations.euler_nearest(euler, motion.euler[nearest])
     cubic = translation == "cubic"
     moved = interpolate(motion.translations, cubic, _lerp)
-    scales = None if motion.scales is None else interpolate(motion.scales[..., None], cubic, _lerp)[..., 0]
     hit = exact >= 0
     euler[hit] = motion.euler[exact[hit]]
     moved[hit] = motion.translations[exact[hit]]
-    if scales is not None:
+    scales = None
+    if motion.scales is not None:
+        scales = interpolate(motion.scales[..., None], cubic, _lerp)[..., 0]
         scales[hit] = motion.scales[exact[hit]]
     keep_text = stands_for(motion.frame_time_text, out_fps)
     return _motion(motion, out_fps, euler, moved, scales, motion.frame_time_text if keep_text else None)

@@ -1,53 +1,97 @@
-"""Retargeting a Motion onto another Skeleton through world-space rotations (design.md): each mapped
+"""Retargeting a Motion onto another Skeleton through world-space rotations (docs/retarget.md): each mapped
 target joint turns in the world as its source joint turns from its rest, after the target's rest
 pose has been aligned with the source's, so different rest poses (T or A pose, bone rolls, axes)
 leave no twist. Positions follow from the target's own offsets; root motion is scaled."""
 
+from collections.abc import Mapping, Sequence
+
 import numpy as np
+from numpy.typing import ArrayLike
 
 from . import rotations, stance
 from .body import Body, take_up, upright_turn
 from .bone_map import auto_map
 from .motion import Motion
-from .skeleton import child_lists, descendants, topmost
+from .skeleton import Skeleton, child_lists, descendants, topmost
 
 
 def retarget(
-    motion,
-    target,
-    bone_map=None,
+    motion: Motion,
+    target: Skeleton,
+    bone_map: Mapping[str, str] | None = None,
     *,
-    root_scale="legs",
-    fix_feet=True,
-    contact_height=0.05,
-    contact_speed=0.15,
-    blend=0.2,
-    up=None,
-    euler_orders=None,
-):
-    """A Motion of `target` (a Skeleton with its own offsets and rest_rotations) moving like `motion`,
-    its rest pose aligned with the source's by body part, its trunk turning as the source's does,
-    its hips placed by its hip sockets and its feet planted on its floor (docs/retarget.md).
+    root_scale: str | float = "legs",
+    fix_feet: bool = True,
+    contact_height: float = 0.05,
+    contact_speed: float = 0.15,
+    blend: float = 0.2,
+    up: ArrayLike | None = None,
+    euler_orders: str | Sequence[str] | None = None,
+) -> Motion:
+    """A Motion of `target` moving like `motion` (docs/retarget.md).
 
-    bone_map        {source joint: target joint} (default: auto_map(motion.skeleton, target)); an
-                    unmapped target joint keeps its rest pose relative to its parent, so it follows
-                    its nearest mapped ancestor
-    root_scale      "legs" (default): steps scale with the legs' bones, heights above the floor with
-                    the legs' socket-to-floor lengths, target over source (stance.place_roots); or
-                    a number for both
-    fix_feet        hold the feet on the target's floor while the source's stand (default): ankle
-                    and ball contacts within `contact_height` leg lengths of their ground level and
-                    slower than `contact_speed` times the body's pace; heel, flat and toe phases; the
-                    legs bent by two-bone IK eased in and out in rotation space over `blend` seconds
-                    or more (stance.plant_feet); False copies the source's feet as they move
-    up              the take's up direction (default: body.take_up: the file's up axis where it
-                    names one, else hips to head over the take, snapped to an axis; else the
-                    source's rest pose's)
-    euler_orders    one Euler order for every joint, or one per joint (default: the order each
-                    joint's channels in the target's layout give, skeleton.euler_order, else "ZXY")
-
+    The target's rest pose is aligned with the source's by body part, its trunk turns as the
+    source's does, its hips are placed by its hip sockets and its feet planted on its floor.
     Source and target share world axes and the ground; a target whose rest pose stands on another
     axis is stood on the source's.
+
+    Parameters
+    ----------
+    motion : Motion
+        The source take.
+    target : Skeleton
+        The rig to drive, with its own offsets and rest_rotations (any rest pose, any bone axes).
+    bone_map : mapping of str to str, optional
+        {source joint: target joint} (default: ``auto_map(motion.skeleton, target)``). An unmapped
+        target joint keeps its rest pose relative to its parent, so it follows its nearest mapped
+        ancestor.
+    root_scale : "legs" or float, optional
+        "legs" (default): steps scale with the legs' bones, heights above the floor with the legs'
+        socket-to-floor lengths, target over source (`stance.place_roots`); or a number for both.
+    fix_feet : bool, optional
+        Hold the feet on the target's floor while the source's stand (default): heel, flat and toe
+        phases, the legs bent by two-bone IK eased in and out in rotation space
+        (`stance.plant_feet`). False copies the source's feet as they move.
+    contact_height, contact_speed : float, optional
+        A source foot stands while its ankle or ball lies within `contact_height` leg lengths of
+        its ground level (default 0.05) and moves slower than `contact_speed` times the body's
+        pace (default 0.15).
+    blend : float, optional
+        Seconds (at least) over which a planted foot eases in and out (default 0.2).
+    up : array_like, shape (3,), optional
+        The take's up direction (default `body.take_up`: the file's up axis where it names one,
+        else hips to head over the take, snapped to an axis; else the source's rest pose's).
+    euler_orders : str or sequence of str, optional
+        One Euler order for every joint, or one per joint (default: the order each joint's
+        channels in the target's layout give, `skeleton.euler_order`, else "ZXY").
+
+    Returns
+    -------
+    Motion
+        Of `target`, at the source's frame rate.
+
+    Raises
+    ------
+    ValueError
+        If the bone map names joints the skeletons lack or drives a target joint twice, or
+        `euler_orders` does not fit the target.
+
+    Examples
+    --------
+    A spine bending forward, on a rig with other names and proportions:
+
+    >>> import numpy as np
+    >>> from mocap_io.core import Motion, Skeleton, retarget
+    >>> source = Skeleton(["Hips", "Spine", "Head"], [-1, 0, 1], [[0, 90, 0], [0, 10, 0], [0, 40, 0]])
+    >>> target = Skeleton(["pelvis", "spine", "head"], [-1, 0, 1], [[0, 1.0, 0], [0, 0.2, 0], [0, 0.5, 0]])
+    >>> euler = np.zeros((3, 3, 3))
+    >>> euler[:, 1, 1] = [0.0, 0.3, 0.6]  # the spine's X angle (the 2nd of "ZXY")
+    >>> motion = Motion(source, 30, euler, ["ZXY"] * 3, np.broadcast_to(source.offsets, (3, 3, 3)))
+    >>> moved = retarget(motion, target)
+    >>> moved
+    <Motion 3 joints x 3 frames at 30 fps>
+    >>> moved.euler[:, 1, 1].round(6)
+    array([0. , 0.3, 0.6])
     """
     source = motion.skeleton
     pairs = _pairs(source, target, auto_map(source, target) if bone_map is None else bone_map)
@@ -74,7 +118,7 @@ def retarget(
         to_parent = np.eye(3) if p < 0 else np.swapaxes(world_target[p], 1, 2)  # world to the parent's frame
         local = to_parent @ world_target[k]
         if target.rest_rotations is not None:
-            local = rotations.sandwich(target.rest_rotations[k].T, local, np.eye(3))
+            local = rotations.multiply_each(target.rest_rotations[k].T, local, np.eye(3))
         euler[:, k] = rotations.matrix_to_euler(local, orders[k])
         if k in placed:
             offset = position_target[k] - (position_target[p] if p >= 0 else 0.0)
@@ -106,9 +150,9 @@ def _target_world(source, target, pairs, world, align):
     for k, p in enumerate(target.parents):
         if k in pairs:
             j = pairs[k]
-            out.append(rotations.sandwich(np.eye(3), world[:, j], rest_source[j].T @ align[k] @ rest_target[k]))
+            out.append(rotations.multiply_each(np.eye(3), world[:, j], rest_source[j].T @ align[k] @ rest_target[k]))
         elif p >= 0:
-            out.append(rotations.sandwich(np.eye(3), out[p], local_rest[k]))
+            out.append(rotations.multiply_each(np.eye(3), out[p], local_rest[k]))
         else:
             out.append(np.repeat(local_rest[k][None], len(world), axis=0))
     return out
@@ -168,13 +212,13 @@ def _steer_trunk(take, world, upright):
     joint lies 9 cm above its sockets, Rigify's below them: the same pelvis tilt swings their
     sockets opposite ways)."""
     source, target = take.source, take.target
-    ends = [_trunk_joints(body) for body in (source, target)]
-    if None in ends or "hips" not in target.roles:
+    ends_s, ends_t = _trunk_joints(source), _trunk_joints(target)
+    if ends_s is None or ends_t is None or "hips" not in target.roles:
         return
-    (sockets_s, arms_s), (sockets_t, arms_t) = ends
+    (sockets_s, arms_s), (sockets_t, arms_t) = ends_s, ends_t
     rest = source.rest[arms_s].mean(axis=0) - source.rest[sockets_s].mean(axis=0)
     now = take.position[:, arms_s].mean(axis=1) - take.position[:, sockets_s].mean(axis=1)
-    goal = rotations.swing(rest, now) @ (
+    goal = rotations.rotation_between(rest, now) @ (
         upright @ (target.rest[arms_t].mean(axis=0) - target.rest[sockets_t].mean(axis=0))
     )
     skeleton, hips = target.skeleton, target.roles["hips"]
@@ -186,7 +230,7 @@ def _steer_trunk(take, world, upright):
     for _ in range(2):
         trunk = np.mean([stance.below(skeleton, world, hips, k) for k in arms_t], axis=0)
         trunk -= np.mean([stance.below(skeleton, world, hips, k) for k in sockets_t], axis=0)
-        turn = rotations.swing(trunk, goal)
+        turn = rotations.rotation_between(trunk, goal)
         for k in turned:
             world[k] = turn @ world[k]
 
@@ -211,7 +255,7 @@ def _fit(a, b):
     a_sum, b_sum = a.sum(axis=0), b.sum(axis=0)
     if np.linalg.norm(a_sum) < 1e-12 or np.linalg.norm(b_sum) < 1e-12:
         a_sum, b_sum = a[0], b[0]
-    return rotations.swing(a_sum, b_sum)
+    return rotations.rotation_between(a_sum, b_sum)
 
 
 def _orders(skeleton, euler_orders):

@@ -5,9 +5,12 @@ mathutils. An Euler `order` lists the axes in the order their matrices are multi
 right: order "ZXY" means ``R = Rz(a[0]) @ Rx(a[1]) @ Ry(a[2])`` (the BVH channel convention,
 intrinsic rotations). Blender's Euler order string is the reverse: mathutils
 ``Euler((x, y, z), "XYZ")`` equals order "ZYX" with angles (z, y, x).
+
+The examples assume ``import numpy as np`` and ``from mocap_io.core import rotations``.
 """
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 _AXES = {"X": 0, "Y": 1, "Z": 2}
 
@@ -19,8 +22,27 @@ def _axis_indices(order):
     return [_AXES[a] for a in order]
 
 
-def axis_rotation(axis, angle):
-    """Rotation matrices (..., 3, 3) by `angle` about the coordinate axis 'X', 'Y' or 'Z'."""
+def axis_rotation(axis: str, angle: ArrayLike) -> np.ndarray:
+    """Rotation matrices about a coordinate axis.
+
+    Parameters
+    ----------
+    axis : {"X", "Y", "Z"}
+        The axis (either case).
+    angle : array_like, shape (...)
+        Angles in radians.
+
+    Returns
+    -------
+    ndarray, shape (..., 3, 3)
+
+    Examples
+    --------
+    >>> (rotations.axis_rotation("Z", np.pi / 2) @ [1.0, 0.0, 0.0]).round(12)
+    array([0., 1., 0.])
+    >>> rotations.axis_rotation("x", [0.0, 0.1, 0.2]).shape
+    (3, 3, 3)
+    """
     angle = np.asarray(angle, dtype=float)
     i = _AXES[axis.upper()]
     j, k = (i + 1) % 3, (i + 2) % 3
@@ -34,15 +56,61 @@ def axis_rotation(axis, angle):
     return m
 
 
-def euler_to_matrix(angles, order):
-    """Matrices (..., 3, 3) from Euler angles (..., 3); angles[..., i] turns about axis order[i]."""
+def euler_to_matrix(angles: ArrayLike, order: str) -> np.ndarray:
+    """Rotation matrices of Euler angles: ``R = R_order[0](a[0]) @ R_order[1](a[1]) @ R_order[2](a[2])``.
+
+    Parameters
+    ----------
+    angles : array_like, shape (..., 3)
+        Angles in radians; ``angles[..., i]`` turns about axis ``order[i]``.
+    order : str
+        A permutation of "XYZ" (either case), e.g. "ZXY" for BVH's "Zrotation Xrotation Yrotation".
+
+    Returns
+    -------
+    ndarray, shape (..., 3, 3)
+
+    Raises
+    ------
+    ValueError
+        If `order` is not a permutation of "XYZ".
+
+    Examples
+    --------
+    >>> angles = [0.3, -0.2, 1.1]
+    >>> m = rotations.euler_to_matrix(angles, "ZXY")
+    >>> z, x, y = (rotations.axis_rotation(a, t) for a, t in zip("ZXY", angles))
+    >>> np.allclose(m, z @ x @ y)
+    True
+    """
     components = euler_to_matrix_components(angles, order)
     return np.ascontiguousarray(np.moveaxis(components, (0, 1), (-2, -1)))
 
 
-def euler_to_matrix_components(angles, order):
-    """`euler_to_matrix` laid out (3, 3, ...): row, column, then the leading shape of `angles` (a
-    structure of arrays, for long vectorised chains such as forward kinematics)."""
+def euler_to_matrix_components(angles: ArrayLike, order: str) -> np.ndarray:
+    """`euler_to_matrix` laid out as a structure of arrays, for long vectorised chains (forward kinematics).
+
+    Parameters
+    ----------
+    angles : array_like, shape (..., 3)
+        Angles in radians, as for `euler_to_matrix`.
+    order : str
+        A permutation of "XYZ".
+
+    Returns
+    -------
+    ndarray, shape (3, 3, ...)
+        Row, column, then the leading shape of `angles`.
+
+    Examples
+    --------
+    >>> angles = np.array([[0.1, 0.2, 0.3], [0.4, 0.5, 0.6]])
+    >>> components = rotations.euler_to_matrix_components(angles, "XYZ")
+    >>> components.shape
+    (3, 3, 2)
+    >>> np.allclose(np.moveaxis(components, (0, 1), (-2, -1)), rotations.euler_to_matrix(angles, "XYZ"))
+    True
+    """
     angles = np.ascontiguousarray(np.moveaxis(np.asarray(angles, dtype=float), -1, 0))  # streaming components
     cos, sin = np.cos(angles), np.sin(angles)
     out = np.zeros((3, 3) + angles.shape[1:])
@@ -62,22 +130,59 @@ def euler_to_matrix_components(angles, order):
     return out
 
 
-def matrix_to_euler(m, order):
-    """Euler angles (..., 3) in `order` of rotation matrices (..., 3, 3); inverse of euler_to_matrix.
+def matrix_to_euler(m: ArrayLike, order: str) -> np.ndarray:
+    """Euler angles of rotation matrices: the inverse of `euler_to_matrix`.
 
     The middle angle lies in [-pi/2, pi/2]; at gimbal lock the last angle is 0. Every angle is an
     arctan2 of well-conditioned entries (no arcsin), and the first angle is read after undoing the
     last, so that near gimbal lock, where each of the two alone is ill-conditioned, their product
     still gives back the matrix; a matrix slightly off orthonormal (float32 data) gives the angles
     of the rotation nearest to it.
+
+    Parameters
+    ----------
+    m : array_like, shape (..., 3, 3)
+        Rotation matrices.
+    order : str
+        A permutation of "XYZ".
+
+    Returns
+    -------
+    ndarray, shape (..., 3)
+        Angles in radians, ``angles[..., i]`` about axis ``order[i]``.
+
+    Examples
+    --------
+    >>> m = rotations.euler_to_matrix([0.3, -0.2, 1.1], "ZXY")
+    >>> rotations.matrix_to_euler(m, "ZXY").round(12)
+    array([ 0.3, -0.2,  1.1])
     """
     m = np.asarray(m, dtype=float)
     return _euler_from_entries(lambda row, column: m[..., row, column], order)
 
 
-def quat_to_euler(q, order):
-    """Euler angles (..., 3) in `order` of unit quaternions (..., 4): matrix_to_euler of their
-    matrices, computing only the seven entries it reads."""
+def quat_to_euler(q: ArrayLike, order: str) -> np.ndarray:
+    """Euler angles of unit quaternions: `matrix_to_euler` of their matrices, computing only the
+    seven entries it reads.
+
+    Parameters
+    ----------
+    q : array_like, shape (..., 4)
+        Unit quaternions (w, x, y, z).
+    order : str
+        A permutation of "XYZ".
+
+    Returns
+    -------
+    ndarray, shape (..., 3)
+        Angles in radians.
+
+    Examples
+    --------
+    >>> q = rotations.euler_to_quat([0.3, -0.2, 1.1], "YXZ")
+    >>> rotations.quat_to_euler(q, "YXZ").round(12)
+    array([ 0.3, -0.2,  1.1])
+    """
     w, *v = np.moveaxis(np.asarray(q, dtype=float), -1, 0)
 
     def entry(row, column):
@@ -104,23 +209,70 @@ def _euler_from_entries(entry, order):
     return np.stack([first, middle, last], axis=-1)
 
 
-def nearest_rotation(m):
-    """The rotation matrices (..., 3, 3) nearest to matrices m (..., 3, 3) (the orthogonal factor of
-    their polar decomposition): rotations stored in single precision, made orthonormal again."""
+def nearest_rotation(m: ArrayLike) -> np.ndarray:
+    """The rotation matrices nearest to matrices `m`: the orthogonal factor of their polar
+    decomposition (rotations stored in single precision, made orthonormal again).
+
+    Parameters
+    ----------
+    m : array_like, shape (..., 3, 3)
+
+    Returns
+    -------
+    ndarray, shape (..., 3, 3)
+        Proper rotations (determinant +1).
+
+    Examples
+    --------
+    >>> m = rotations.axis_rotation("Y", 0.5).astype(np.float32)
+    >>> r = rotations.nearest_rotation(m)
+    >>> np.allclose(r @ r.T, np.eye(3), atol=1e-15), np.allclose(r, m, atol=1e-7)
+    (True, True)
+    """
     u, _, vt = np.linalg.svd(np.asarray(m, dtype=float))
     flip = np.linalg.det(u @ vt) < 0
     u[flip, :, 2] *= -1.0
     return u @ vt
 
 
-def quat_normalize(q):
-    """Unit quaternions (..., 4)."""
+def quat_normalize(q: ArrayLike) -> np.ndarray:
+    """Quaternions scaled to unit length.
+
+    Parameters
+    ----------
+    q : array_like, shape (..., 4)
+
+    Returns
+    -------
+    ndarray, shape (..., 4)
+
+    Examples
+    --------
+    >>> rotations.quat_normalize([2.0, 0.0, 0.0, 2.0]).round(6)
+    array([0.707107, 0.      , 0.      , 0.707107])
+    """
     q = np.asarray(q, dtype=float)
     return q / np.linalg.norm(q, axis=-1, keepdims=True)
 
 
-def quat_to_matrix(q):
-    """Rotation matrices (..., 3, 3) of unit quaternions (w, x, y, z)."""
+def quat_to_matrix(q: ArrayLike) -> np.ndarray:
+    """Rotation matrices of unit quaternions.
+
+    Parameters
+    ----------
+    q : array_like, shape (..., 4)
+        Unit quaternions (w, x, y, z), as in mathutils.
+
+    Returns
+    -------
+    ndarray, shape (..., 3, 3)
+
+    Examples
+    --------
+    >>> half = np.sqrt(0.5)
+    >>> np.allclose(rotations.quat_to_matrix([half, 0.0, 0.0, half]), rotations.axis_rotation("Z", np.pi / 2))
+    True
+    """
     w, x, y, z = np.moveaxis(np.asarray(q, dtype=float), -1, 0)
     return np.stack(
         [
@@ -132,8 +284,23 @@ def quat_to_matrix(q):
     )
 
 
-def matrix_to_quat(m):
-    """Unit quaternions (..., 4), w >= 0, of rotation matrices (..., 3, 3) (Shepperd's method)."""
+def matrix_to_quat(m: ArrayLike) -> np.ndarray:
+    """Unit quaternions of rotation matrices, w >= 0 (Shepperd's method).
+
+    Parameters
+    ----------
+    m : array_like, shape (..., 3, 3)
+
+    Returns
+    -------
+    ndarray, shape (..., 4)
+        (w, x, y, z) with w >= 0.
+
+    Examples
+    --------
+    >>> rotations.matrix_to_quat(rotations.axis_rotation("X", np.pi / 3)).round(6)
+    array([0.866025, 0.5     , 0.      , 0.      ])
+    """
     m = np.asarray(m, dtype=float)
     diagonal = np.stack([m[..., 0, 0], m[..., 1, 1], m[..., 2, 2]], axis=-1)
     trace = diagonal.sum(axis=-1)
@@ -156,8 +323,25 @@ def matrix_to_quat(m):
     return np.where(q[..., :1] < 0, -q, q)
 
 
-def axis_angle_to_quat(axis, angle):
-    """Quaternions (..., 4) turning by `angle` (...) about `axis` (..., 3)."""
+def axis_angle_to_quat(axis: ArrayLike, angle: ArrayLike) -> np.ndarray:
+    """Quaternions turning by `angle` about `axis`.
+
+    Parameters
+    ----------
+    axis : array_like, shape (..., 3)
+        Directions, of any length (a zero axis gives the identity).
+    angle : array_like, shape (...)
+        Angles in radians.
+
+    Returns
+    -------
+    ndarray, shape (..., 4)
+
+    Examples
+    --------
+    >>> rotations.axis_angle_to_quat([0.0, 0.0, 2.0], np.pi).round(12)
+    array([0., 0., 0., 1.])
+    """
     axis = np.asarray(axis, dtype=float)
     half = 0.5 * np.asarray(angle, dtype=float)
     norm = np.linalg.norm(axis, axis=-1, keepdims=True)
@@ -165,9 +349,27 @@ def axis_angle_to_quat(axis, angle):
     return np.concatenate([np.cos(half)[..., None], np.sin(half)[..., None] * unit], axis=-1)
 
 
-def unwrap_euler(angles, axis=0):
-    """Euler angles with the 360-degree jumps along `axis` (time) removed: numpy.unwrap bit for
-    bit, its modular arithmetic done on the steps of half a turn or more only (few, or none)."""
+def unwrap_euler(angles: ArrayLike, axis: int = 0) -> np.ndarray:
+    """Euler angles with the jumps of a whole turn along `axis` (time) removed: numpy.unwrap bit
+    for bit, its modular arithmetic done on the steps of half a turn or more only (few, or none).
+
+    Parameters
+    ----------
+    angles : array_like
+        Angles in radians.
+    axis : int, optional
+        The time axis (default 0).
+
+    Returns
+    -------
+    ndarray
+        A new array of the shape of `angles`.
+
+    Examples
+    --------
+    >>> rotations.unwrap_euler([3.0, -3.0, -2.5]).round(6)
+    array([3.      , 3.283185, 3.783185])
+    """
     angles = np.asarray(angles, dtype=float)
     step = np.diff(angles, axis=axis)
     jumps = np.nonzero(~(np.abs(step) < np.pi))  # as numpy.unwrap: NaN steps too
@@ -184,8 +386,27 @@ def unwrap_euler(angles, axis=0):
     return out
 
 
-def quat_continuity(q, axis=0):
-    """Quaternions with signs flipped so that neighbours along `axis` have a non-negative dot product."""
+def quat_continuity(q: ArrayLike, axis: int = 0) -> np.ndarray:
+    """Quaternions with signs flipped so that neighbours along `axis` have a non-negative dot product.
+
+    Parameters
+    ----------
+    q : array_like, shape (..., 4)
+        Unit quaternions.
+    axis : int, optional
+        The time axis (default 0).
+
+    Returns
+    -------
+    ndarray
+        A new array of the shape of `q`: the same rotations.
+
+    Examples
+    --------
+    >>> rotations.quat_continuity([[0.5, 0.5, 0.5, 0.5], [-0.5, -0.5, -0.5, -0.5]])
+    array([[0.5, 0.5, 0.5, 0.5],
+           [0.5, 0.5, 0.5, 0.5]])
+    """
     q = np.moveaxis(np.asarray(q, dtype=float), axis, 0)
     if len(q) < 2:
         return np.moveaxis(q.copy(), 0, axis)
@@ -194,19 +415,53 @@ def quat_continuity(q, axis=0):
     return np.moveaxis(q * signs[..., None], 0, axis)
 
 
-def sandwich(left, matrices, right):
-    """``left @ matrices @ right`` for a stack (..., 3, 3) and constant 3x3 factors, as one GEMM.
+def multiply_each(left: ArrayLike, matrices: ArrayLike, right: ArrayLike) -> np.ndarray:
+    """``left @ m @ right`` for each matrix m of a stack and constant 3x3 factors, as one GEMM.
 
     The product is linear in each matrix: flattened row-major it is ``m @ kron(left, right.T).T``,
     much faster than broadcasting small matrix products over the stack.
+
+    Parameters
+    ----------
+    left, right : array_like, shape (3, 3)
+        The constant factors.
+    matrices : array_like, shape (..., 3, 3)
+        The stack.
+
+    Returns
+    -------
+    ndarray, shape (..., 3, 3)
+
+    Examples
+    --------
+    >>> left, right = rotations.axis_rotation("X", 0.4), rotations.axis_rotation("Z", -1.2)
+    >>> stack = rotations.euler_to_matrix(np.random.default_rng(0).normal(size=(5, 3)), "XYZ")
+    >>> np.allclose(rotations.multiply_each(left, stack, right), left @ stack @ right)
+    True
     """
     matrices = np.asarray(matrices, dtype=float)
     flat = matrices.reshape(-1, 9) @ np.kron(left, np.transpose(right)).T
     return flat.reshape(matrices.shape)
 
 
-def quat_multiply(a, b):
-    """Hamilton products (..., 4): the rotation of ``quat_to_matrix(a) @ quat_to_matrix(b)``."""
+def quat_multiply(a: ArrayLike, b: ArrayLike) -> np.ndarray:
+    """Hamilton products: the rotations of ``quat_to_matrix(a) @ quat_to_matrix(b)``.
+
+    Parameters
+    ----------
+    a, b : array_like, shape (..., 4)
+        Quaternions (w, x, y, z); the shapes broadcast.
+
+    Returns
+    -------
+    ndarray, shape (..., 4)
+
+    Examples
+    --------
+    >>> i, j = [0.0, 1.0, 0.0, 0.0], [0.0, 0.0, 1.0, 0.0]
+    >>> rotations.quat_multiply(i, j)
+    array([0., 0., 0., 1.])
+    """
     aw, ax, ay, az = np.moveaxis(np.asarray(a, dtype=float), -1, 0)
     bw, bx, by, bz = np.moveaxis(np.asarray(b, dtype=float), -1, 0)
     return np.stack(
@@ -220,8 +475,28 @@ def quat_multiply(a, b):
     )
 
 
-def quat_product_matrix(q, left=True):
-    """4x4 matrices (..., 4, 4) of the linear maps p -> q p (left) or p -> p q (right)."""
+def quat_product_matrix(q: ArrayLike, left: bool = True) -> np.ndarray:
+    """4x4 matrices of the linear maps p -> q p (`left`) or p -> p q (right multiplication).
+
+    Parameters
+    ----------
+    q : array_like, shape (..., 4)
+        Quaternions (w, x, y, z).
+    left : bool, optional
+        Multiply by q on the left (default) or on the right.
+
+    Returns
+    -------
+    ndarray, shape (..., 4, 4)
+
+    Examples
+    --------
+    >>> q, p = [0.5, 0.5, 0.5, 0.5], [0.0, 1.0, 0.0, 0.0]
+    >>> np.allclose(rotations.quat_product_matrix(q) @ p, rotations.quat_multiply(q, p))
+    True
+    >>> np.allclose(rotations.quat_product_matrix(q, left=False) @ p, rotations.quat_multiply(p, q))
+    True
+    """
     w, x, y, z = np.moveaxis(np.asarray(q, dtype=float), -1, 0)
     if left:
         rows = [[w, -x, -y, -z], [x, w, -z, y], [y, z, w, -x], [z, -y, x, w]]
@@ -230,8 +505,22 @@ def quat_product_matrix(q, left=True):
     return np.stack([np.stack(row, axis=-1) for row in rows], axis=-2)
 
 
-def quat_conjugate(q):
-    """Conjugates (the inverse rotations of unit quaternions) (..., 4)."""
+def quat_conjugate(q: ArrayLike) -> np.ndarray:
+    """Conjugates: the inverse rotations of unit quaternions.
+
+    Parameters
+    ----------
+    q : array_like, shape (..., 4)
+
+    Returns
+    -------
+    ndarray, shape (..., 4)
+
+    Examples
+    --------
+    >>> rotations.quat_conjugate([0.5, 0.5, -0.5, 0.5])
+    array([ 0.5, -0.5,  0.5, -0.5])
+    """
     return np.asarray(q, dtype=float) * [1.0, -1.0, -1.0, -1.0]
 
 
@@ -248,8 +537,27 @@ def _half_angle_cos_sin(angles):
     return square, t
 
 
-def euler_to_quat(angles, order):
-    """Unit quaternions (..., 4) of Euler angles (..., 3) (same convention as euler_to_matrix)."""
+def euler_to_quat(angles: ArrayLike, order: str) -> np.ndarray:
+    """Unit quaternions of Euler angles (the convention of `euler_to_matrix`).
+
+    Parameters
+    ----------
+    angles : array_like, shape (..., 3)
+        Angles in radians; ``angles[..., i]`` turns about axis ``order[i]``.
+    order : str
+        A permutation of "XYZ".
+
+    Returns
+    -------
+    ndarray, shape (..., 4)
+        (w, x, y, z).
+
+    Examples
+    --------
+    >>> q = rotations.euler_to_quat([0.3, -0.2, 1.1], "ZXY")
+    >>> np.allclose(rotations.quat_to_matrix(q), rotations.euler_to_matrix([0.3, -0.2, 1.1], "ZXY"))
+    True
+    """
     cos, sin = _half_angle_cos_sin(np.ascontiguousarray(np.moveaxis(np.asarray(angles, dtype=float), -1, 0)))
     first, *rest = _axis_indices(order)
     q = [cos[0], *(sin[0] if axis == first else np.zeros_like(sin[0]) for axis in range(3))]
@@ -265,14 +573,46 @@ def euler_to_quat(angles, order):
     return np.stack(q, axis=-1)
 
 
-def quat_inverse(q):
-    """Inverses (..., 4) of (not necessarily unit) quaternions."""
+def quat_inverse(q: ArrayLike) -> np.ndarray:
+    """Inverses of quaternions, unit or not.
+
+    Parameters
+    ----------
+    q : array_like, shape (..., 4)
+
+    Returns
+    -------
+    ndarray, shape (..., 4)
+
+    Examples
+    --------
+    >>> rotations.quat_inverse([1.0, 1.0, 1.0, 1.0])
+    array([ 0.25, -0.25, -0.25, -0.25])
+    """
     q = np.asarray(q, dtype=float)
     return quat_conjugate(q) / np.sum(q * q, axis=-1, keepdims=True)
 
 
-def quat_rotate(q, v):
-    """Vectors (..., 3) rotated by unit quaternions (..., 4)."""
+def quat_rotate(q: ArrayLike, v: ArrayLike) -> np.ndarray:
+    """Vectors rotated by unit quaternions.
+
+    Parameters
+    ----------
+    q : array_like, shape (..., 4)
+        Unit quaternions (w, x, y, z).
+    v : array_like, shape (..., 3)
+        Vectors; the shapes broadcast.
+
+    Returns
+    -------
+    ndarray, shape (..., 3)
+
+    Examples
+    --------
+    >>> quarter = rotations.axis_angle_to_quat([0.0, 0.0, 1.0], np.pi / 2)
+    >>> rotations.quat_rotate(quarter, [1.0, 0.0, 0.0]).round(12)
+    array([0., 1., 0.])
+    """
     q = np.asarray(q, dtype=float)
     v = np.asarray(v, dtype=float)
     u, w = q[..., 1:], q[..., :1]
@@ -285,35 +625,114 @@ def _sinc(x):
     return np.sinc(np.asarray(x, dtype=float) / np.pi)
 
 
-def quat_exp(v):
-    """exp of the pure quaternions (0, v), v (..., 3): unit quaternions turning by 2|v| about v."""
+def quat_exp(v: ArrayLike) -> np.ndarray:
+    """exp of the pure quaternions (0, v): unit quaternions turning by 2 |v| about v.
+
+    Parameters
+    ----------
+    v : array_like, shape (..., 3)
+
+    Returns
+    -------
+    ndarray, shape (..., 4)
+
+    Examples
+    --------
+    >>> rotations.quat_exp([0.0, 0.0, np.pi / 4]).round(6)
+    array([0.707107, 0.      , 0.      , 0.707107])
+    """
     v = np.asarray(v, dtype=float)
     theta = np.linalg.norm(v, axis=-1, keepdims=True)
     return np.concatenate([np.cos(theta), _sinc(theta) * v], axis=-1)
 
 
-def quat_log(q):
-    """log of unit quaternions (..., 4) as vectors (..., 3): the inverse of quat_exp (angle <= pi/2
-    per half-turn, so q and -q give opposite-signed results of the same rotation)."""
+def quat_log(q: ArrayLike) -> np.ndarray:
+    """log of unit quaternions, as vectors: the inverse of `quat_exp` (half-angle up to pi/2 per
+    half turn, so q and -q give results of opposite sign for the same rotation).
+
+    Parameters
+    ----------
+    q : array_like, shape (..., 4)
+        Unit quaternions.
+
+    Returns
+    -------
+    ndarray, shape (..., 3)
+
+    Examples
+    --------
+    >>> v = np.array([0.1, -0.3, 0.2])
+    >>> np.allclose(rotations.quat_log(rotations.quat_exp(v)), v)
+    True
+    """
     q = np.asarray(q, dtype=float)
     vector_norm = np.linalg.norm(q[..., 1:], axis=-1, keepdims=True)
     theta = np.arctan2(vector_norm, q[..., :1])
     return q[..., 1:] / _sinc(theta)
 
 
-def rotvec_to_quat(r):
-    """Unit quaternions (..., 4) of rotation vectors (..., 3) (axis times angle in radians)."""
+def rotvec_to_quat(r: ArrayLike) -> np.ndarray:
+    """Unit quaternions of rotation vectors.
+
+    Parameters
+    ----------
+    r : array_like, shape (..., 3)
+        Rotation vectors: axis times angle in radians.
+
+    Returns
+    -------
+    ndarray, shape (..., 4)
+
+    Examples
+    --------
+    >>> rotations.rotvec_to_quat([np.pi, 0.0, 0.0]).round(12)
+    array([0., 1., 0., 0.])
+    """
     return quat_exp(0.5 * np.asarray(r, dtype=float))
 
 
-def quat_to_rotvec(q):
-    """Rotation vectors (..., 3), angle in [0, pi], of unit quaternions (..., 4)."""
+def quat_to_rotvec(q: ArrayLike) -> np.ndarray:
+    """Rotation vectors, angle in [0, pi], of unit quaternions.
+
+    Parameters
+    ----------
+    q : array_like, shape (..., 4)
+
+    Returns
+    -------
+    ndarray, shape (..., 3)
+        Axis times angle in radians.
+
+    Examples
+    --------
+    >>> q = rotations.axis_angle_to_quat([0.0, 1.0, 0.0], 0.5)
+    >>> rotations.quat_to_rotvec(q).round(12)
+    array([0. , 0.5, 0. ])
+    """
     q = np.asarray(q, dtype=float)
     return 2.0 * quat_log(np.where(q[..., :1] < 0, -q, q))
 
 
-def quat_to_axis_angle(q):
-    """(axes (..., 3), angles (...) in [0, pi]) of unit quaternions; the identity gives axis X."""
+def quat_to_axis_angle(q: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
+    """Axes and angles of unit quaternions; the identity gives axis X.
+
+    Parameters
+    ----------
+    q : array_like, shape (..., 4)
+
+    Returns
+    -------
+    axis : ndarray, shape (..., 3)
+        Unit axes.
+    angle : ndarray, shape (...)
+        Angles in [0, pi].
+
+    Examples
+    --------
+    >>> axis, angle = rotations.quat_to_axis_angle(rotations.axis_angle_to_quat([0.0, 0.0, -3.0], 2.0))
+    >>> axis.round(12), round(float(angle), 12)
+    (array([ 0.,  0., -1.]), 2.0)
+    """
     r = quat_to_rotvec(q)
     angle = np.linalg.norm(r, axis=-1)
     axis = np.divide(r, angle[..., None], out=np.zeros_like(r), where=angle[..., None] > 1e-300)
@@ -321,28 +740,94 @@ def quat_to_axis_angle(q):
     return axis, angle
 
 
-def matrix_to_rotvec(m):
-    """Rotation vectors (..., 3) (axis times angle in [0, pi]) of rotation matrices (..., 3, 3)."""
+def matrix_to_rotvec(m: ArrayLike) -> np.ndarray:
+    """Rotation vectors (axis times angle in [0, pi]) of rotation matrices.
+
+    Parameters
+    ----------
+    m : array_like, shape (..., 3, 3)
+
+    Returns
+    -------
+    ndarray, shape (..., 3)
+
+    Examples
+    --------
+    >>> rotations.matrix_to_rotvec(rotations.axis_rotation("Z", 0.25)).round(12)
+    array([0.  , 0.  , 0.25])
+    """
     return quat_to_rotvec(matrix_to_quat(m))
 
 
-def rotvec_to_matrix(r):
-    """Rotation matrices (..., 3, 3) of rotation vectors (..., 3)."""
+def rotvec_to_matrix(r: ArrayLike) -> np.ndarray:
+    """Rotation matrices of rotation vectors (axis times angle in radians).
+
+    Parameters
+    ----------
+    r : array_like, shape (..., 3)
+
+    Returns
+    -------
+    ndarray, shape (..., 3, 3)
+
+    Examples
+    --------
+    >>> np.allclose(rotations.rotvec_to_matrix([0.0, 0.0, 0.25]), rotations.axis_rotation("Z", 0.25))
+    True
+    """
     return quat_to_matrix(rotvec_to_quat(r))
 
 
-def scale_rotation(matrices, factors):
-    """Rotation matrices (..., 3, 3) turned `factors` (...) of the way from the identity to
-    `matrices` (..., 3, 3), about their own axes (0: none, 1: all; beyond half a turn the shorter way)."""
+def scale_rotation(matrices: ArrayLike, factors: ArrayLike) -> np.ndarray:
+    """Rotations turned `factors` of the way from the identity to `matrices`, about their own axes
+    (beyond half a turn, the shorter way).
+
+    Parameters
+    ----------
+    matrices : array_like, shape (..., 3, 3)
+        Rotation matrices.
+    factors : array_like, shape (...)
+        0: no turn, 1: the whole turn; the shapes broadcast.
+
+    Returns
+    -------
+    ndarray, shape (..., 3, 3)
+
+    Examples
+    --------
+    >>> half = rotations.scale_rotation(rotations.axis_rotation("X", 1.0), 0.5)
+    >>> np.allclose(half, rotations.axis_rotation("X", 0.5))
+    True
+    """
     return rotvec_to_matrix(matrix_to_rotvec(matrices) * np.asarray(factors, dtype=float)[..., None])
 
 
-def slerp(q0, q1, t):
-    """Spherical linear interpolation along the shorter arc; t = 0 gives q0, t = 1 gives q1 (or -q1).
+def slerp(q0: ArrayLike, q1: ArrayLike, t: ArrayLike) -> np.ndarray:
+    """Spherical linear interpolation of unit quaternions along the shorter arc.
 
-    q0, q1 (..., 4) and t (...) broadcast against each other: q0, q1 of shape (4,) with t of
-    shape (N,) give (N, 4); q0, q1 of shape (N, 4) with t of shape (N,) give (N, 4). Nearly equal
-    inputs fall back to normalised linear interpolation (no division by a vanishing sine).
+    q0, q1 and t broadcast against each other: q0, q1 of shape (4,) with t of shape (N,) give
+    (N, 4); q0, q1 of shape (N, 4) with t of shape (N,) give (N, 4). Nearly equal inputs fall back
+    to normalised linear interpolation (no division by a vanishing sine).
+
+    Parameters
+    ----------
+    q0, q1 : array_like, shape (..., 4)
+        The ends.
+    t : array_like, shape (...)
+        0 gives q0, 1 gives q1 (or -q1, the same rotation).
+
+    Returns
+    -------
+    ndarray, shape (..., 4)
+
+    Examples
+    --------
+    >>> identity, quarter = [1.0, 0.0, 0.0, 0.0], rotations.axis_angle_to_quat([1.0, 0.0, 0.0], np.pi / 2)
+    >>> eighth = rotations.slerp(identity, quarter, 0.5)
+    >>> np.allclose(eighth, rotations.axis_angle_to_quat([1.0, 0.0, 0.0], np.pi / 4))
+    True
+    >>> rotations.slerp(identity, quarter, [0.0, 0.5, 1.0]).shape
+    (3, 4)
     """
     q0 = np.asarray(q0, dtype=float)
     q1 = np.asarray(q1, dtype=float)
@@ -359,8 +844,29 @@ def slerp(q0, q1, t):
     return quat_normalize(w0 * q0 + w1 * q1)
 
 
-def compose_trs(translation, rotation, scale=1.0):
-    """4x4 matrices (..., 4, 4) = T(translation) @ R(rotation (..., 3, 3)) @ S(scale, scalar or (..., 3))."""
+def compose_trs(translation: ArrayLike, rotation: ArrayLike, scale: ArrayLike = 1.0) -> np.ndarray:
+    """Affine matrices ``T(translation) @ R(rotation) @ S(scale)``.
+
+    Parameters
+    ----------
+    translation : array_like, shape (..., 3)
+    rotation : array_like, shape (..., 3, 3)
+        Rotation matrices.
+    scale : float or array_like, shape (...) or (..., 3), optional
+        Uniform or per-axis scale (default 1); the shapes broadcast.
+
+    Returns
+    -------
+    ndarray, shape (..., 4, 4)
+
+    Examples
+    --------
+    >>> rotations.compose_trs([1.0, 2.0, 3.0], np.eye(3), 2.0)
+    array([[2., 0., 0., 1.],
+           [0., 2., 0., 2.],
+           [0., 0., 2., 3.],
+           [0., 0., 0., 1.]])
+    """
     rotation = np.asarray(rotation, dtype=float)
     scale = np.asarray(scale, dtype=float)
     if scale.ndim == 0 or scale.shape[-1:] != (3,):
@@ -373,10 +879,29 @@ def compose_trs(translation, rotation, scale=1.0):
     return m
 
 
-def decompose_trs(m):
-    """(translation (..., 3), rotation (..., 3, 3), scale (..., 3)) of affine matrices without shear.
+def decompose_trs(m: ArrayLike) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Translation, rotation and scale of affine matrices without shear: the inverse of `compose_trs`.
 
     The rotation is proper; a mirroring (negative determinant) shows as a negative x scale.
+
+    Parameters
+    ----------
+    m : array_like, shape (..., 4, 4)
+
+    Returns
+    -------
+    translation : ndarray, shape (..., 3)
+    rotation : ndarray, shape (..., 3, 3)
+    scale : ndarray, shape (..., 3)
+
+    Examples
+    --------
+    >>> m = rotations.compose_trs([1.0, 2.0, 3.0], rotations.axis_rotation("Y", 0.3), [1.0, 2.0, 4.0])
+    >>> translation, rotation, scale = rotations.decompose_trs(m)
+    >>> translation, scale.round(12)
+    (array([1., 2., 3.]), array([1., 2., 4.]))
+    >>> np.allclose(rotation, rotations.axis_rotation("Y", 0.3))
+    True
     """
     m = np.asarray(m, dtype=float)
     linear = m[..., :3, :3]
@@ -385,13 +910,32 @@ def decompose_trs(m):
     return m[..., :3, 3].copy(), linear / scale[..., None, :], scale
 
 
-def swing(a, b):
-    """Rotation matrices (..., 3, 3) turning directions a onto b (..., 3) by the smallest angle
-    (about a x b); opposite directions turn half a turn about an axis perpendicular to a."""
-    a = np.asarray(a, dtype=float)
-    b = np.asarray(b, dtype=float)
-    a = a / np.linalg.norm(a, axis=-1, keepdims=True)
-    b = b / np.linalg.norm(b, axis=-1, keepdims=True)
+def _unit(v: ArrayLike) -> np.ndarray:
+    """Vectors (..., 3) scaled to unit length."""
+    v = np.asarray(v, dtype=float)
+    return v / np.linalg.norm(v, axis=-1, keepdims=True)
+
+
+def rotation_between(a: ArrayLike, b: ArrayLike) -> np.ndarray:
+    """The rotations turning directions `a` onto directions `b` by the smallest angle (about a x b);
+    opposite directions turn half a turn about an axis perpendicular to `a`.
+
+    Parameters
+    ----------
+    a, b : array_like, shape (..., 3)
+        Directions, of any non-zero length; the shapes broadcast.
+
+    Returns
+    -------
+    ndarray, shape (..., 3, 3)
+
+    Examples
+    --------
+    >>> turn = rotations.rotation_between([1.0, 0.0, 0.0], [0.0, 2.0, 0.0])
+    >>> np.allclose(turn, rotations.axis_rotation("Z", np.pi / 2))
+    True
+    """
+    a, b = _unit(a), _unit(b)
     v = np.cross(a, b)
     c = np.sum(a * b, axis=-1)[..., None, None]
     cross = np.zeros(v.shape + (3,))
@@ -408,9 +952,25 @@ def swing(a, b):
     return out
 
 
-def euler_dual(angles):
-    """The other Euler angles of the same rotations: (a, b, c) and (a + pi, pi - b, c + pi) give one
-    matrix in every order of three different axes."""
+def euler_dual(angles: ArrayLike) -> np.ndarray:
+    """The other Euler angles of the same rotations: (a, b, c) and (a + pi, pi - b, c + pi) give
+    one matrix in every order of three different axes.
+
+    Parameters
+    ----------
+    angles : array_like, shape (..., 3)
+
+    Returns
+    -------
+    ndarray, shape (..., 3)
+
+    Examples
+    --------
+    >>> angles = np.array([0.3, -0.2, 1.1])
+    >>> dual = rotations.euler_dual(angles)
+    >>> np.allclose(rotations.euler_to_matrix(dual, "ZXY"), rotations.euler_to_matrix(angles, "ZXY"))
+    True
+    """
     angles = np.asarray(angles, dtype=float)
     return np.stack([angles[..., 0] + np.pi, np.pi - angles[..., 1], angles[..., 2] + np.pi], axis=-1)
 
@@ -420,19 +980,53 @@ def _wrapped(x):
     return x - 2.0 * np.pi * np.round(x / (2.0 * np.pi))
 
 
-def euler_nearest(angles, reference):
-    """Of the angles (..., 3) equal to `angles` as rotations (either triple of euler_dual, each angle
-    moved by whole turns), those nearest `reference` (..., 3)."""
+def euler_nearest(angles: ArrayLike, reference: ArrayLike) -> np.ndarray:
+    """Of the Euler angles of the same rotations as `angles` (either triple of `euler_dual`, each
+    angle moved by whole turns), those nearest `reference`.
+
+    Parameters
+    ----------
+    angles, reference : array_like, shape (..., 3)
+
+    Returns
+    -------
+    ndarray, shape (..., 3)
+
+    Examples
+    --------
+    >>> rotations.euler_nearest([0.1, 0.0, 0.0], [6.3, 0.0, 0.0]).round(6)
+    array([6.383185, 0.      , 0.      ])
+    """
     reference = np.asarray(reference, dtype=float)
     candidates = [reference + _wrapped(np.asarray(a, dtype=float) - reference) for a in (angles, euler_dual(angles))]
     other = np.sum((candidates[1] - reference) ** 2, axis=-1) < np.sum((candidates[0] - reference) ** 2, axis=-1)
     return np.where(other[..., None], candidates[1], candidates[0])
 
 
-def euler_continuity(angles, axis=0):
-    """Euler angles (..., 3) of the same rotations without jumps along `axis` (time): each frame takes
-    whichever triple of euler_dual lies nearer its predecessor, then whole turns are unwrapped. Curves
-    pass smoothly through the middle angle's +-90 degrees instead of flipping two angles by half a turn."""
+def euler_continuity(angles: ArrayLike, axis: int = 0) -> np.ndarray:
+    """Euler angles of the same rotations without jumps along `axis` (time): each frame takes
+    whichever triple of `euler_dual` lies nearer its predecessor, then whole turns are unwrapped.
+    Curves pass smoothly through the middle angle's +-90 degrees instead of flipping two angles by
+    half a turn.
+
+    Parameters
+    ----------
+    angles : array_like, shape (..., 3)
+        Angles in radians.
+    axis : int, optional
+        The time axis (default 0).
+
+    Returns
+    -------
+    ndarray
+        A new array of the shape of `angles`.
+
+    Examples
+    --------
+    >>> rotations.euler_continuity([[3.1, 0.0, 0.0], [-3.1, 0.0, 0.0]]).round(6)
+    array([[3.1     , 0.      , 0.      ],
+           [3.183185, 0.      , 0.      ]])
+    """
     angles = np.moveaxis(np.asarray(angles, dtype=float), axis, 0)
     if len(angles) < 2:
         return np.moveaxis(angles.copy(), 0, axis)

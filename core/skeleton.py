@@ -2,8 +2,11 @@
 tree helpers that work on parent indices; the Euler order a joint's channels give."""
 
 import heapq
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .fk import forward_kinematics
 
@@ -99,34 +102,73 @@ def euler_order(channels, default="XYZ"):
 
 
 class Skeleton:
-    """A joint hierarchy in file units.
+    """A joint hierarchy in file units: names, parents, rest offsets and rotations, the channel
+    layout as read, End Sites.
 
-    names           joint names in file order; parents come before their children
-    parents         (J,) int array, -1 for a root (a file may hold several roots)
-    offsets         (J, 3) rest translation of each joint in its parent's frame
-    channels        per joint, the channel names as the file lists them (a writer can reproduce
-                    the layout), e.g. ("Xposition", "Yposition", "Zposition", "Zrotation", ...)
-    end_site_parents, end_site_offsets
-                    (E,) joint index and (E, 3) offset of each End Site: the tip of a chain,
-                    reachable through the skeleton but not a joint
-    rest_rotations  (J, 3, 3) rotation between the parent frame and the joint's zero pose, or None
-                    for identity (BVH); ASF axes and HTR base rotations go here
-    record          what a format keeps beyond the model so that its writer can reproduce the file
-                    (for ASF: an AsfRecord with units, axis orders, limits, documentation), or None
+    Parameters
+    ----------
+    names : sequence of str
+        Joint names in file order, unique; parents come before their children.
+    parents : array_like of int, shape (J,)
+        Each joint's parent index, -1 for a root (a file may hold several roots).
+    offsets : array_like, shape (J, 3)
+        Rest translation of each joint in its parent's frame.
+    channels : sequence of sequence of str, optional
+        Per joint, the channel names as the file lists them, so that a writer can reproduce the
+        layout, e.g. ``("Xposition", "Yposition", "Zposition", "Zrotation", ...)``. Default: none.
+    end_site_parents : array_like of int, shape (E,), optional
+        The joint of each End Site: the tip of a chain, reachable through the skeleton but not a
+        joint.
+    end_site_offsets : array_like, shape (E, 3), optional
+        Each End Site's offset from its joint.
+    rest_rotations : array_like, shape (J, 3, 3), optional
+        Rotation between the parent's frame and the joint's zero pose; None for identity (BVH).
+        ASF axes and HTR base rotations go here.
+    record : object, optional
+        What a format keeps beyond the model so that its writer can reproduce the file (for ASF an
+        AsfRecord with units, axis orders, limits, documentation), or None.
+
+    Raises
+    ------
+    ValueError
+        If names repeat, a parent does not come before its child, or the arrays' lengths differ.
+
+    Examples
+    --------
+    >>> from mocap_io.core import Skeleton
+    >>> skeleton = Skeleton(
+    ...     ["hips", "spine", "head"],
+    ...     [-1, 0, 1],
+    ...     [[0, 90, 0], [0, 10, 0], [0, 30, 0]],
+    ...     channels=[["Xposition", "Yposition", "Zposition", "Zrotation", "Xrotation", "Yrotation"]]
+    ...     + [["Zrotation", "Xrotation", "Yrotation"]] * 2,
+    ...     end_site_parents=[2],
+    ...     end_site_offsets=[[0, 20, 0]],
+    ... )
+    >>> skeleton
+    <Skeleton 3 joints, 1 end sites>
+    >>> skeleton.index("spine"), skeleton.children(0), skeleton.roots
+    (1, array([1]), array([0]))
+    >>> skeleton.rest_world()[1]
+    array([[  0.,  90.,   0.],
+           [  0., 100.,   0.],
+           [  0., 130.,   0.]])
+    >>> skeleton.euler_orders(), skeleton.has_positions(0), skeleton.has_positions(1)
+    (['ZXY', 'ZXY', 'ZXY'], True, False)
     """
 
     def __init__(
         self,
-        names,
-        parents,
-        offsets,
+        names: Sequence[str],
+        parents: ArrayLike,
+        offsets: ArrayLike,
         *,
-        channels=None,
-        end_site_parents=(),
-        end_site_offsets=None,
-        rest_rotations=None,
-        record=None,
-    ):
+        channels: Sequence[Sequence[str]] | None = None,
+        end_site_parents: ArrayLike = (),
+        end_site_offsets: ArrayLike | None = None,
+        rest_rotations: ArrayLike | None = None,
+        record: Any = None,
+    ) -> None:
         self.names = [str(n) for n in names]
         count = len(self.names)
         self.parents = np.asarray(parents, dtype=np.intp).reshape(count)
@@ -147,39 +189,54 @@ class Skeleton:
         if len(self.end_site_parents) != len(self.end_site_offsets):
             raise ValueError("end_site_parents and end_site_offsets differ in length")
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<Skeleton {len(self.names)} joints, {len(self.end_site_parents)} end sites>"
 
     @property
-    def joint_count(self):
+    def joint_count(self) -> int:
+        """Number of joints (J)."""
         return len(self.names)
 
-    def index(self, name):
-        """Index of the joint called `name`."""
+    def index(self, name: str) -> int:
+        """Index of the joint called `name`.
+
+        Raises
+        ------
+        KeyError
+            If there is no such joint.
+        """
         try:
             return self.names.index(name)
         except ValueError:
             raise KeyError(f"no joint named {name!r}") from None
 
-    def children(self, joint):
-        """Indices of the direct children of `joint`."""
+    def children(self, joint: int) -> np.ndarray:
+        """Indices of the direct children of `joint`, in index order."""
         return np.flatnonzero(self.parents == joint)
 
     @property
-    def roots(self):
+    def roots(self) -> np.ndarray:
+        """Indices of the joints without a parent."""
         return np.flatnonzero(self.parents < 0)
 
-    def rest_world(self):
-        """World rotations (J, 3, 3) and positions (J, 3) of the zero pose (all channels zero)."""
+    def rest_world(self) -> tuple[np.ndarray, np.ndarray]:
+        """World rotations and positions of the zero pose (every channel zero).
+
+        Returns
+        -------
+        rotation : ndarray, shape (J, 3, 3)
+        position : ndarray, shape (J, 3)
+        """
         linear, position = forward_kinematics(
             self.parents, lambda j, frames: np.eye(3)[..., None], self.offsets[None], rest_rotations=self.rest_rotations
         )
         return linear[0], position[0]
 
-    def euler_orders(self, default="XYZ"):
-        """The Euler order of every joint from its channels (see `euler_order`)."""
+    def euler_orders(self, default: str = "XYZ") -> list[str]:
+        """The Euler order of every joint from its channels (see `euler_order`); `default` for a joint
+        without rotation channels."""
         return [euler_order(c, default) for c in self.channels]
 
-    def has_positions(self, joint):
+    def has_positions(self, joint: int) -> bool:
         """Whether the file gives `joint` position channels."""
         return any(c in POSITION_CHANNELS for c in self.channels[joint])

@@ -222,9 +222,9 @@ def _bend_legs(target, world, position, goals, moving, up, blend):
     children = child_lists(skeleton.parents)
     for (thigh, shin, foot), (goal, turns, planted) in goals.items():
         frames = np.flatnonzero(planted)
-        chain = [position[j][frames] for j in (thigh, shin, foot)]
+        hip, knee, ankle = (position[j][frames] for j in (thigh, shin, foot))
         pole = _knee_pole(target, world, position, thigh, shin)[frames]
-        bends = (*feet.two_bone_ik(*chain, goal[frames], pole, SOFT * target.legs), turns[frames])
+        bends = (*feet.two_bone_ik(hip, knee, ankle, goal[frames], pole, SOFT * target.legs), turns[frames])
         vectors = np.zeros((len(planted), 3, 3))
         vectors[frames] = np.stack([rotations.matrix_to_rotvec(b) for b in bends], axis=1)
         for _ in range(2):  # the second pass catches what the first undershoots (see _steady)
@@ -289,4 +289,4 @@ def _knee_pole(target, world, position, thigh, shin):
         return np.zeros_like(position[thigh])
     carry = world[hips] @ target.rest_rotations[hips].T
     forward, down = carry @ frame[:, 2], carry @ -frame[:, 1]
-    return np.einsum("fij,fj->fi", rotations.swing(down, position[shin] - position[thigh]), forward)
+    return np.einsum("fij,fj->fi", rotations.rotation_between(down, position[shin] - position[thigh]), forward)

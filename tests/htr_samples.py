@@ -63,7 +63,8 @@ Head 0.5 30.0 -0.5 0.0 45.0 0.0 20.0
 
 
 def axis_matrix(axis, degrees):
-    """4x4 rotation about a coordinate axis (column vectors), written out as in the seed's section 2.2."""
+    """4x4 rotation about a coordinate axis (column vectors), written out as in Meredith and Maddock's
+    section 2.2."""
     c, s = np.cos(np.radians(degrees)), np.sin(np.radians(degrees))
     matrices = {
         "X": [[1, 0, 0], [0, c, -s], [0, s, c]],
@@ -75,9 +76,10 @@ def axis_matrix(axis, degrees):
     return out
 
 
-def seed_transforms(segments, order, bone_axis=1):
+def transforms_by_equations(segments, order, bone_axis=1):
     """World matrices {name: [(4, 4) per frame]} and segment tips {name: [(3,) per frame]} by the
-    seed's equations, one frame and one segment at a time: local M = T R0 R S (eqs. 3.4-3.6) with
+    equations of Meredith and Maddock, "Motion Capture File Formats Explained", one frame and one
+    segment at a time: local M = T R0 R S (section 3.2, eqs. 3.4-3.6) with
     R = R_order[0] R_order[1] R_order[2] (eq. 2.2), global = parent global @ local (eq. 2.4), where
     S scales the segment's own vertices (the drawn bone, figure 4.5), not its children."""
     worlds, tips = {}, {}

@@ -62,7 +62,7 @@ def check_requirements(path):
     """The running environment is what `pip install -r path` installs: the pins and this checkout."""
     for line in path.read_text().splitlines():
         line = line.split("#")[0].strip()
-        if line == "-e .":
+        if line.split("[")[0] == "-e .":  # this checkout, with or without extras
             assert pathlib.Path(mocap_io.__file__).parent == ROOT
         elif line:
             name, version = line.split("==")

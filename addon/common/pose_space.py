@@ -27,10 +27,10 @@ import numpy as np
 from ...core.rotations import (
     euler_to_quat,
     matrix_to_quat,
+    multiply_each,
     nearest_rotation,
     quat_conjugate,
     quat_product_matrix,
-    sandwich,
 )
 
 
@@ -73,11 +73,11 @@ def file_locals(parents, bone_rest, world_rotations, world_positions, axes, scal
     for j, p in enumerate(parents):
         right = bone_rest[j].T @ axes
         if p < 0:
-            rotations[j] = matrix_to_quat(sandwich(axes.T, world_rotations[j], right))
+            rotations[j] = matrix_to_quat(multiply_each(axes.T, world_rotations[j], right))
             translations[j] = world_positions[j] @ axes / scale
             continue
         inverse_parent = np.swapaxes(world_rotations[p], -1, -2)
-        rotations[j] = matrix_to_quat(sandwich(axes.T @ bone_rest[p], inverse_parent @ world_rotations[j], right))
+        rotations[j] = matrix_to_quat(multiply_each(axes.T @ bone_rest[p], inverse_parent @ world_rotations[j], right))
         moved = (inverse_parent @ (world_positions[j] - world_positions[p])[..., None])[..., 0]
         translations[j] = moved @ (axes.T @ bone_rest[p]).T / scale
     return rotations, translations

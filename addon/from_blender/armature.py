@@ -1,4 +1,4 @@
-"""Read an armature's animation back into a core Motion (the mirror of armature_build)."""
+"""Read an armature's animation back into a core Motion (the mirror of to_blender.armature)."""
 
 from fractions import Fraction
 
@@ -8,14 +8,14 @@ import numpy as np
 from ... import core
 from ...core import rotations
 from ...core.frame_rate import snap_rate
-from ...core.rotations import sandwich
+from ...core.rotations import multiply_each
 from ...core.skeleton import POSITION_CHANNELS, ROTATION_CHANNELS, euler_order
-from ..to_blender.armature import bone_rest_matrices
 from ..common import compat, file_record
 from ..common.compat import sample
 from ..common.pose_space import basis_local, file_locals
 from ..common.progress import scene_frames
 from ..common.units import scene_fps
+from ..to_blender.armature import bone_rest_matrices
 
 
 def needs_evaluation(obj):
@@ -190,7 +190,7 @@ def _to_world(object_matrices, rotations, positions):
     if len(object_matrices) == 1:  # a constant object transform: one GEMM each
         matrix = object_matrices[0]
         positions = positions @ matrix[:3, :3].T + matrix[:3, 3]
-        linear = sandwich(matrix[:3, :3], rotations, np.eye(3))
+        linear = multiply_each(matrix[:3, :3], rotations, np.eye(3))
     else:
         positions = (object_matrices[:, None, :3, :3] @ positions[..., None])[..., 0] + object_matrices[:, None, :3, 3]
         linear = object_matrices[:, None, :3, :3] @ rotations

@@ -5,11 +5,12 @@ import bpy
 from bpy.props import BoolProperty, EnumProperty, StringProperty
 
 from ... import core
-from ..to_blender.motions import build_motions, read_takes
+from ...core.formats.htr import HtrRecord
 from ..common import file_record
 from ..common.progress import run
 from ..common.registration import file_format
 from ..common.units import LENGTH_ITEMS, LENGTHS, length_unit
+from ..to_blender.motions import build_motions, read_takes
 from .motion import JointAxes, MotionExport, MotionImport, export_motion
 
 # the file's up axis (GlobalAxisofGravity) -> (forward, up) for the axis conversion
@@ -35,13 +36,13 @@ def import_htr_steps(context, paths, *, euler_reading="PRODUCT", strict=True, fr
     euler_reading = euler_reading.lower()
     sources = [(path, lambda path=path: core.read(path, euler_reading=euler_reading, strict=strict)) for path in paths]
     takes, messages = yield from read_takes(sources)
-    if from_file and takes:
-        record = takes[0][1].record
-        units = record.get("calibration_units")
+    record = takes[0][1].record if takes else None
+    if from_file and isinstance(record, HtrRecord):
+        units = record.calibration_units
         metres = core.htr.metres_per_unit(units)
         if metres:
             options["file_unit"] = (units, metres)
-        options["axis_forward"], options["axis_up"] = _FILE_AXES.get(record.get("up_axis", "Y"), _FILE_AXES["Y"])
+        options["axis_forward"], options["axis_up"] = _FILE_AXES.get(record.up_axis, _FILE_AXES["Y"])
     objects, notes = yield from build_motions(context, takes, **options)
     messages.notes += notes
     return objects, messages
@@ -95,7 +96,11 @@ class ImportHTR(bpy.types.Operator, MotionImport, JointAxes):
         name="Euler Order Reads",
         default="PRODUCT",
         items=[
-            ("PRODUCT", "As a Product", "EulerRotationOrder ZYX is Rz @ Ry @ Rx (the seed, Syzygy, the corpus)"),
+            (
+                "PRODUCT",
+                "As a Product",
+                "EulerRotationOrder ZYX is Rz @ Ry @ Rx (Meredith and Maddock, Syzygy, the corpus)",
+            ),
             ("APPLIED", "As Applied", "EulerRotationOrder ZYX turns about Z first: Rx @ Ry @ Rz"),
         ],
         description="How the file's EulerRotationOrder is read (producers differ: see docs/htr.md)",

@@ -8,6 +8,7 @@ animations that way, and the RIB writer writes one file per frame.
 
 import importlib
 import os
+from typing import Any
 
 from ..markers import Markers
 from ..mesh import Mesh, MeshAnimation
@@ -83,15 +84,77 @@ def extensions(verb):
     return sorted(ext for ext, row in _FORMATS.items() if row[index] is not None)
 
 
-def read(path, **options):
-    """Read a motion (.bvh, .htr, .gtr, .asf, .amc), markers (.c3d, .trc), a mesh (.obj) or a mesh
-    animation (.memg, .pc2, an OBJ sequence "frame_####.obj"); the reader is chosen by extension."""
+def read(path: str | os.PathLike, **options: Any) -> Motion | Markers | Mesh | MeshAnimation:
+    """Read a motion, markers, a mesh or a mesh animation; the reader is chosen by extension.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A motion (.bvh, .htr, .gtr, .asf, .amc), markers (.c3d, .trc), a mesh (.obj) or a mesh
+        animation (.memg, .famc, .pc2, an OBJ sequence "frame_####.obj").
+    **options
+        The reader's own options (see its format's module), e.g. ``strict=False`` for BVH.
+
+    Returns
+    -------
+    Motion, Markers, Mesh or MeshAnimation
+        What the extension holds (`reads` tells which).
+
+    Raises
+    ------
+    ParseError
+        A ValueError naming the file, line or byte offset, and what was expected.
+    ValueError
+        If no reader handles the extension.
+    OSError
+        If the file cannot be read.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import numpy as np
+    >>> from mocap_io import core
+    >>> skeleton = core.Skeleton(["root"], [-1], [[0, 0, 0]], channels=[["Xposition", "Yposition", "Zposition"]])
+    >>> slide = np.arange(4.0)[:, None, None] * [1, 0, 0]  # (4 frames, 1 joint, 3)
+    >>> motion = core.Motion(skeleton, 30, np.zeros((4, 1, 3)), ["XYZ"], slide)
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     core.write(motion, os.path.join(folder, "slide.bvh"))
+    ...     again = core.read(os.path.join(folder, "slide.bvh"))
+    >>> again
+    <Motion 1 joints x 4 frames at 30 fps>
+    >>> again.translations[:, 0, 0]
+    array([0., 1., 2., 3.])
+    """
     return reader(path)(path, **options)
 
 
-def write(data, path, **options):
-    """Write `data` (a Motion, Markers, Mesh or MeshAnimation) to `path`; the writer is chosen by extension.
+def write(data: Motion | Markers | Mesh | MeshAnimation, path: str | os.PathLike, **options: Any) -> Any:
+    """Write a Motion, Markers, Mesh or MeshAnimation; the writer is chosen by extension.
 
-    Returns what the writer returns (for .memg: the encoded MeshAnimation, with its `max_error`).
+    Every writer replaces its files atomically: on an error, files already there are left as they were.
+
+    Parameters
+    ----------
+    data : Motion, Markers, Mesh or MeshAnimation
+        What to write (`writes` tells which models the extension takes).
+    path : str or os.PathLike
+        The output file; a name with a run of '#' names a sequence, one file per frame (OBJ, RIB).
+    **options
+        The writer's own options (see its format's module), e.g. ``precision=4`` for BVH.
+
+    Returns
+    -------
+    object
+        What the writer returns: for .memg and .famc the encoded MeshAnimation, with its
+        `max_error`; for .rib the paths written; None for the other formats.
+
+    Raises
+    ------
+    ValueError
+        If no writer handles the extension, or the data holds what a reader would refuse.
+
+    Examples
+    --------
+    See `read`.
     """
     return writer(path)(data, path, **options)

@@ -68,7 +68,7 @@ class _Reader:
             words = line.split(None, 1)
             if not words or words[0].startswith("#"):
                 continue
-            key, rest = words[0], (words[1] if len(words) > 1 else "")
+            key, rest = words[0], "".join(words[1:])
             rest = rest.split("#", 1)[0]
             if key in self.rows:
                 self.rows[key].append((number, rest))

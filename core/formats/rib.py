@@ -347,7 +347,7 @@ def _skeleton_frames(motion, index, segments):
     lengths = np.linalg.norm(vector, axis=-1)
     direction = np.where(lengths[..., None] > 0, vector, [0.0, 0.0, 1.0])
     turns = np.zeros(vector.shape[:2] + (4, 4))
-    turns[..., :3, :3] = np.swapaxes(rotations.swing(np.array([0.0, 0.0, 1.0]), direction), -1, -2)
+    turns[..., :3, :3] = np.swapaxes(rotations.rotation_between(np.array([0.0, 0.0, 1.0]), direction), -1, -2)
     turns[..., 3, 3] = 1.0
     frames = len(index)
     return matrices.reshape(frames, -1, 16), turns.reshape(frames, -1, 16), lengths

@@ -181,14 +181,16 @@ class _Rows:
 
     def __init__(self, path, size, columns, declared):
         self.path, self.size, self.columns, self.declared = path, size, columns, declared
-        self.table, self.count, self.first = None, 0, None
+        self.table: np.ndarray | None = None
+        self.count = 0
+        self.first: tuple[int, float] = (1, 0.0)  # the first row's frame number and time (these until a row is read)
 
     def add(self, chunk):
         table, nbytes = chunk
         rows, width = table.shape
         if not rows:
             return
-        if self.first is None:
+        if self.table is None:
             self.first = (int(table[0, 0]), float(table[0, 1]))
             guess = int(rows * self.size / max(nbytes, 1) * 1.05) + 16
             capacity = self.declared if rows <= self.declared <= 2 * guess else guess
@@ -198,24 +200,25 @@ class _Rows:
         need = self.count + rows
         if need > held or width - 2 > have:
             grown = max(held, need) if need <= held else max(need, held + held // 2)
-            self.table = self._grow(grown, max(have, width - 2), need)
+            self.table = self._grow(self.table, grown, max(have, width - 2), need)
         block = self.table[self.count : need]
         block[:, : width - 2] = table[:, 2:]
         block[:, width - 2 :] = np.nan
         self.count = need
 
-    def _grow(self, rows, width, need):
+    def _grow(self, old, rows, width, need):
+        """A (rows, width) table holding the rows filled so far of `old`, NaN beyond its width."""
         check_memory(self.path, rows * width * 8, self.size, f"{need} rows x {width + 2} columns", line=6)
         table = np.empty((rows, width))
-        have = self.table.shape[1]
-        table[: self.count, :have] = self.table[: self.count]
+        have = old.shape[1]
+        table[: self.count, :have] = old[: self.count]
         table[: self.count, have:] = np.nan
         return table
 
     def result(self):
         """(positions (frames, markers, 3), first frame number, first time)."""
         if self.table is None:
-            return np.zeros((0, (self.columns - 2) // 3, 3)), 1, 0.0
+            return np.zeros((0, (self.columns - 2) // 3, 3)), *self.first
         table = self.table
         if len(table) > self.count:
             table.resize((self.count, table.shape[1]), refcheck=False)  # in place: no copy

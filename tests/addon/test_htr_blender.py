@@ -61,7 +61,7 @@ def test_export_gives_back_the_world_positions(sample, tmp_path):
     export_htr(bpy.context, obj, str(out), units="cm", precision=9)
     original, written = core.read(sample), core.read(out)
     assert written.skeleton.names == original.skeleton.names and written.frame_count == original.frame_count
-    assert written.record["calibration_units"] == "cm"
+    assert written.record.calibration_units == "cm"
     height = np.abs(original.world_positions()).max()
     np.testing.assert_allclose(written.world_positions(), original.world_positions(), atol=1e-5 * height)
 

@@ -125,7 +125,7 @@ def test_auto_scale_is_the_default_named_remembered_and_undone_by_export(files, 
     # HTR of the same armature: CalibrationUnits as it was read, the numbers the same
     export_htr(bpy.context, obj, str(tmp_path / "back.htr"))
     htr_take = core.read(tmp_path / "back.htr")
-    assert htr_take.record["calibration_units"] == "cm"
+    assert htr_take.record.calibration_units == "cm"
     original = core.read(files["bvh"]).world_positions()
     np.testing.assert_allclose(htr_take.world_positions(), original, atol=1e-3)
 

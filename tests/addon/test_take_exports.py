@@ -11,6 +11,7 @@ from corpus_files import CORPUS, needs_corpus
 from ensemble_samples import two_bars
 from mocap_io import core
 from mocap_io.addon import export_bvh, export_markers, export_memg, import_bvh, import_markers, import_memg
+from mocap_io.core.errors import FileWarning
 from mocap_io.core.markers import Markers
 from mocap_io.core.mesh import diagonal
 from sample_motion import cmu_like_motion
@@ -65,7 +66,9 @@ def test_several_takes_in_one_scene_each_export_whole_at_its_own_rate(tmp_path, 
     select_only(markers)
     for ext in (".c3d", ".trc"):
         assert bpy.ops.export_anim.mocap_c3d(filepath=str(tmp_path / f"m{ext}")) == {"FINISHED"}
-        back, file = core.read(tmp_path / f"m{ext}"), core.read(CORPUS / C3D)
+        with pytest.warns(FileWarning, match="parameter next-pointers disagree with the parameter sizes"):
+            file = core.read(CORPUS / C3D)
+        back = core.read(tmp_path / f"m{ext}")
         assert (back.frame_count, back.rate, back.marker_count) == (1380, 100.0, 36)
         np.testing.assert_allclose(back.positions, file.positions, atol=1e-3)  # mm, through float32 metres
     assert reported(capfd) == ["Info: Exported 36 markers x 1380 frames at 100 fps"] * 2

@@ -2,9 +2,11 @@
 (checked against the core and against files read back), '-' for stdin and stdout, exit codes and
 messages for bad input (no traceback unless --debug)."""
 
+import importlib.util
 import json
 import os
 import pathlib
+import re
 import shutil
 import subprocess
 import sys
@@ -19,12 +21,16 @@ from ensemble_samples import two_bars
 from mocap_io import cli, core
 from sample_motion import cmu_like_motion, restyled_skeleton
 
-PIL = pytest.importorskip("PIL.Image")
+needs_pillow = pytest.mark.skipif(
+    importlib.util.find_spec("PIL") is None, reason="Pillow (the extra mocap_io[preview]) is not installed"
+)
 
 
-def command(*args, stdin=None):
-    """`python -m mocap_io args` in a child process: (exit code, stdout bytes, stderr text)."""
-    done = subprocess.run([sys.executable, "-m", "mocap_io", *map(str, args)], input=stdin, capture_output=True)
+def command(*args, stdin=None, cwd=None):
+    """`python -m mocap_io args` in a child process (in `cwd`): (exit code, stdout bytes, stderr text)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "mocap_io", *map(str, args)], input=stdin, capture_output=True, cwd=cwd
+    )
     return done.returncode, done.stdout, done.stderr.decode()
 
 
@@ -211,28 +217,115 @@ def test_retarget_with_the_found_map_and_a_preset(capsys, tmp_path, walk):
     assert code == cli.BAD_INPUT and "map.json, line 1: expected a JSON object" in err
 
 
+def opened(path):
+    """The image file `path`, opened with Pillow."""
+    from PIL import Image
+
+    return Image.open(path)
+
+
 def pixels(path):
-    with PIL.open(path) as image:
+    with opened(path) as image:
         return image.size, np.asarray(image.convert("RGB"), dtype=int)
 
 
-def test_preview_png_has_the_size_asked_and_shows_the_motion(capsys, tmp_path, walk):
-    other = tmp_path / "other.bvh"
-    core.write(cmu_like_motion(core, 48, seed=7), other)
-    for source, name in ((walk, "walk.png"), (other, "other.png")):
-        code, _, err = run(capsys, "preview", source, tmp_path / name, "--size", "640x400")
-        assert code == 0 and not err
-    (size, a), (_, b) = pixels(tmp_path / "walk.png"), pixels(tmp_path / "other.png")
-    assert size == (640, 400)
-    assert np.count_nonzero((a != b).any(axis=-1)) > 1000  # two motions, two pictures
-    assert np.count_nonzero((a != 255).any(axis=-1)) > 0.02 * a.shape[0] * a.shape[1]  # figures, not a blank page
-    code, _, _ = run(capsys, "preview", walk, tmp_path / "again.png", "--size", "640x400")
-    assert (pixels(tmp_path / "again.png")[1] == a).all()  # the same motion draws the same picture
+# A pose of known joints, Y up: Hips at 0, Head 100 up, Hand 40 along +X, Foot 30 along +Z; its bones
+# join the Hips to each of the others. Its box: X 0..40, Y 0..100, Z 0..30, centre (20, 50, 15).
+JOINTS = np.array([[0, 0, 0], [0, 100, 0], [40, 0, 0], [0, 0, 30.0]])
+BONES = [(0, 1), (0, 2), (0, 3)]
+VIEWS = [((1, 0, 0), (0, 1, 0)), ((0, 0, -1), (0, 1, 0)), ((1, 0, 0), (0, 0, -1))]  # front, side, top: right, up
 
 
+@pytest.fixture
+def known_pose(tmp_path):
+    path = tmp_path / "pose.bvh"
+    skeleton = core.Skeleton(["Hips", "Head", "Hand", "Foot"], [-1, 0, 0, 0], JOINTS)
+    core.write(core.Motion(skeleton, 30, np.zeros((1, 4, 3)), ["ZXY"] * 4, JOINTS[None]), path)
+    return path
+
+
+def projected(boxes, scale):
+    """(3 views, 4 joints, 2) pixel positions of JOINTS: each view centres the pose's box in its
+    panel `boxes[v]` (x0, y0, x1, y1) at `scale` pixels per unit, its right to +x, its up to -y."""
+    centred = JOINTS - [20, 50, 15]
+    return np.array(
+        [
+            [((x0 + x1) / 2, (y0 + y1) / 2)] + np.stack([centred @ right, -(centred @ up)], axis=-1) * scale
+            for (x0, y0, x1, y1), (right, up) in zip(boxes, VIEWS)
+        ]
+    )
+
+
+def distance_to_bones(points, joints):
+    """(P,) the distance of each pixel (P, 2) to the nearest bone between `joints` (4, 2)."""
+    nearest = np.full(len(points), np.inf)
+    for a, b in BONES:
+        start, along = joints[a], joints[b] - joints[a]
+        t = np.clip((points - start) @ along / max(along @ along, 1e-12), 0, 1)  # a bone seen end-on: a point
+        nearest = np.minimum(nearest, np.linalg.norm(points - start - t[:, None] * along, axis=1))
+    return nearest
+
+
+def assert_pose_drawn(image, colour, boxes, scale, reach=3.0):
+    """Every pixel along each bone of the known pose, in each panel, has the pose's `colour`; every
+    pixel of that colour is within `reach` of a bone; the rest of each panel is background (white),
+    but for its frame and its name in the top left corner."""
+    drawn = (image == colour).all(axis=-1)
+    ys, xs = np.mgrid[: image.shape[0], : image.shape[1]]
+    near = np.zeros(drawn.shape, dtype=bool)
+    for (x0, y0, x1, y1), joints in zip(boxes, projected(boxes, scale)):
+        for a, b in BONES:
+            steps = int(np.abs(joints[b] - joints[a]).max()) + 1
+            x, y = np.linspace(joints[a], joints[b], steps).round().astype(int).T
+            assert drawn[y, x].all(), f"bone {a}-{b} in the panel at x {x0}: {np.count_nonzero(~drawn[y, x])} missing"
+        inside = (xs > x0) & (xs < x1) & (ys > y0) & (ys < y1) & ~((xs < x0 + 50) & (ys < y0 + 22))
+        close = distance_to_bones(np.stack([xs[inside], ys[inside]], axis=-1), joints) <= reach
+        near[ys[inside][close], xs[inside][close]] = True
+        far = inside & ~near
+        assert (image[far] == 255).all(), f"{np.count_nonzero((image[far] != 255).any(axis=-1))} pixels off the bones"
+    assert not (drawn & ~near).any(), f"pose pixels away from the bones at {np.argwhere(drawn & ~near)[:5].tolist()}"
+
+
+@needs_pillow
+def test_preview_png_draws_each_joint_where_its_views_project_it(capsys, known_pose, tmp_path):
+    """600x400: three panels of 192 x 228 pixels side by side from y 20 to y 248, one scale for all
+    (the pose's 100 units tall in 228 - 2 x 14 pixels of margin: 2 pixels per unit)."""
+    code, _, err = run(capsys, "preview", known_pose, tmp_path / "pose.png", "--size", "600x400")
+    assert code == 0 and not err
+    size, image = pixels(tmp_path / "pose.png")
+    boxes = [(4, 20, 196, 248), (204, 20, 396, 248), (404, 20, 596, 248)]
+    assert size == (600, 400)
+    assert projected(boxes, 2.0)[0].tolist() == [[60, 234], [60, 34], [140, 234], [60, 234]]  # front: Foot behind
+    assert_pose_drawn(image, (68, 1, 84), boxes, 2.0)  # one pose: the first colour, viridis' darkest
+
+
+@needs_pillow
+def test_preview_png_of_a_walk_colours_its_poses_from_dark_to_light(capsys, tmp_path, walk):
+    code, _, err = run(capsys, "preview", walk, tmp_path / "walk.png")
+    size, image = pixels(tmp_path / "walk.png")
+    assert code == 0 and not err and size == (1200, 800)
+    first, last = ((image == colour).all(axis=-1).sum() for colour in [(68, 1, 84), (253, 231, 37)])
+    assert first > 200 and last > 200  # 8 poses: the first dark purple, the last yellow
+    code, _, _ = run(capsys, "preview", walk, tmp_path / "again.png")
+    assert (pixels(tmp_path / "again.png")[1] == image).all()  # the same motion draws the same picture
+
+
+@needs_pillow
+def test_preview_gif_plays_the_pose_in_the_three_views(capsys, known_pose, tmp_path):
+    """960x360: panels of 312 x 331 pixels from y 25, 303 / 100 pixels per unit; one colour per frame."""
+    code, _, err = run(capsys, "preview", known_pose, tmp_path / "pose.gif")
+    assert code == 0 and not err
+    with opened(tmp_path / "pose.gif") as gif:
+        assert gif.n_frames == 1 and gif.size == (960, 360)
+        image = np.asarray(gif.convert("RGB"), dtype=int)
+    boxes = [(4, 25, 316, 356), (324, 25, 636, 356), (644, 25, 956, 356)]
+    assert_pose_drawn(image, (59, 82, 139), boxes, 303 / 100)
+
+
+@needs_pillow
 def test_preview_gif_plays_and_meshes_and_markers_draw(capsys, tmp_path, walk):
     code, _, _ = run(capsys, "preview", walk, tmp_path / "walk.gif", "--gif-fps", 10)
-    with PIL.open(tmp_path / "walk.gif") as gif:
+    with opened(tmp_path / "walk.gif") as gif:
         assert gif.n_frames == 4 and gif.info["duration"] == 100 and gif.size == (960, 360)  # 48 frames at 120 fps
     assert code == 0
     animation = core.mesh.MeshAnimation(two_bars().mesh, 24, two_bars().positions())
@@ -284,6 +377,7 @@ def floor_lines(image):
     return [y for y in np.flatnonzero(grey) if not grey[y - 1]]
 
 
+@needs_pillow
 def test_preview_of_two_motions_draws_them_at_the_same_times_whatever_their_units(capsys, tmp_path, walk):
     source = core.read(walk)
     core.write(z_up_metres(core.resample(source, 40)), tmp_path / "other.bvh")  # 1/3 of the frames, m, Z up
@@ -307,17 +401,23 @@ def test_preview_of_two_motions_draws_them_at_the_same_times_whatever_their_unit
     assert np.abs(blue.sum(axis=0) - red.sum(axis=0)).sum() > 0.3 * blue.sum()  # Z up seen from a Y-up side: lying
 
 
-def test_preview_of_two_files_refuses_what_it_cannot_compare(capsys, tmp_path, walk):
-    code, _, err = run(capsys, "preview", walk, walk, tmp_path / "x.gif")
-    assert code == cli.USAGE and "compared in a still image (.png, .jpg, .webp), not a GIF" in err
-    code, _, err = run(capsys, "preview", walk, walk, walk, tmp_path / "x.png")
-    assert code == cli.USAGE and "preview draws one file or compares two, not 3" in err
+@pytest.mark.parametrize(
+    "inputs, output, code, message",
+    [
+        (["walk.bvh", "walk.bvh"], "x.gif", cli.USAGE, "compared in a still image (.png, .jpg, .webp), not a GIF"),
+        (["walk.bvh"] * 3, "x.png", cli.USAGE, "preview draws one file or compares two, not 3"),
+        (["walk.bvh", "m.trc"], "x.png", cli.CANNOT, "m.trc: .trc files hold markers; preview of two files works"),
+    ],
+    ids=["gif", "three", "markers"],
+)
+def test_preview_of_two_files_refuses_what_it_cannot_compare(capsys, tmp_path, walk, inputs, output, code, message):
     core.write(core.Markers(["a"], np.zeros((3, 1, 3)), 100.0), tmp_path / "m.trc")
-    code, _, err = run(capsys, "preview", walk, tmp_path / "m.trc", tmp_path / "x.png")
-    assert code == cli.CANNOT and "m.trc: .trc files hold markers; preview of two files works on motions" in err
-    assert not (tmp_path / "x.png").exists() and not (tmp_path / "x.gif").exists()
+    got, _, err = run(capsys, "preview", *(tmp_path / name for name in inputs), tmp_path / output)
+    assert got == code and message in err
+    assert not (tmp_path / output).exists()
 
 
+@needs_pillow
 def test_retarget_preview_writes_the_motion_and_the_picture(capsys, tmp_path, walk):
     source = core.read(walk)
     rig = restyled_skeleton(core, source.skeleton, scale=0.01, a_pose=30, seed=4)
@@ -344,6 +444,7 @@ def test_retarget_preview_without_pillow_writes_nothing(capsys, tmp_path, walk, 
 
 
 @needs_corpus
+@needs_pillow
 def test_retarget_preview_of_a_corpus_walk_on_a_corpus_rig(capsys, tmp_path):
     walk = CORPUS / "bvh/cmu-cgspeed/cmu_12_01_walk.bvh"
     rig = CORPUS / "bvh/bandai-namco/dataset-1_dash_normal_001.bvh"
@@ -366,24 +467,28 @@ def test_rib_writes_the_frames_asked_for(capsys, tmp_path, walk):
     assert code == cli.USAGE and "frames count from 1" in err
 
 
-def test_bad_input_is_one_message_and_an_exit_code(capsys, tmp_path):
-    bad = tmp_path / "bad.bvh"
+@pytest.mark.parametrize(
+    "args, code, message",
+    [
+        (["info", "{bad}"], cli.BAD_INPUT, r"mocap-io: error: {bad}, line 4: [^\n]*\n"),
+        (["info", "{missing}"], cli.OS_ERROR, r"mocap-io: error: {missing}: No such file or directory\n"),
+        (["convert", "{bad}", "x.xyz"], cli.USAGE, r".*cannot write '\.xyz' files.*"),  # checked before reading
+        (["info", "walk.xyz"], cli.USAGE, r".*cannot read '\.xyz' files.*"),
+        (["info", "{bad}", "--debug"], cli.BAD_INPUT, r".*Traceback \(most recent call last\).*"),
+        (["info"], cli.USAGE, r".*the following arguments are required: FILE.*"),
+        ([], cli.USAGE, r"usage: mocap-io.*"),
+    ],
+    ids=["bad", "missing", "unknown output", "unknown input", "debug", "no file", "nothing"],
+)
+def test_bad_input_is_one_message_and_an_exit_code(tmp_path, args, code, message):
+    """The command in a child process (argparse's own errors exit it): the exit code, nothing on
+    standard output, and standard error matching `message`."""
+    bad, missing = tmp_path / "bad.bvh", tmp_path / "missing.bvh"
     bad.write_text("HIERARCHY\nROOT hips\n{\n  OFFSET 0 0 zero\n")
-    code, out, err = run(capsys, "info", bad)
-    assert (code, out) == (cli.BAD_INPUT, "")
-    assert err.startswith(f"mocap-io: error: {bad}, line 4: ") and err.count("\n") == 1
-    code, _, err = run(capsys, "info", tmp_path / "missing.bvh")
-    assert code == cli.OS_ERROR and err == f"mocap-io: error: {tmp_path / 'missing.bvh'}: No such file or directory\n"
-    code, _, err = run(capsys, "convert", bad, tmp_path / "x.xyz")
-    assert code == cli.USAGE and "cannot write '.xyz' files" in err  # the arguments are checked before any reading
-    code, _, err = run(capsys, "info", tmp_path / "walk.xyz")
-    assert code == cli.USAGE and "cannot read '.xyz' files" in err
-    code, _, err = run(capsys, "info", bad, "--debug")
-    assert code == cli.BAD_INPUT and "Traceback (most recent call last)" in err
-    code, _, err = command("info")
-    assert code == cli.USAGE and "the following arguments are required: FILE" in err
-    code, _, err = command()
-    assert code == cli.USAGE and "usage: mocap-io" in err
+    paths = {"bad": str(bad), "missing": str(missing)}
+    got, out, err = command(*(a.format(**paths) for a in args), cwd=tmp_path)
+    assert (got, out) == (code, b"")
+    assert re.fullmatch(message.format(**{k: re.escape(v) for k, v in paths.items()}), err, re.S), err
 
 
 def test_a_bug_is_an_internal_error_with_its_traceback_on_request(capsys, tmp_path, walk, monkeypatch):

@@ -206,15 +206,15 @@ def test_outputs_go_into_folders_made_for_them(capsys, tmp_path, walk):
 
 def test_a_reader_that_stops_reading_ends_the_command_quietly(tmp_path):
     core.write(cmu_like_motion(core, 3000), tmp_path / "long.bvh")  # megabytes: more than a pipe holds
-    child = subprocess.Popen(
+    with subprocess.Popen(
         [sys.executable, "-m", "mocap_io", "convert", tmp_path / "long.bvh", "-", "--to", "htr"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
-    )
-    first = child.stdout.readline()
-    child.stdout.close()  # as `| head -1` does
-    error = child.stderr.read()
-    assert child.wait(timeout=120) == cli.BROKEN_PIPE == 141
+    ) as child:
+        first = child.stdout.readline()
+        child.stdout.close()  # as `| head -1` does
+        error = child.stderr.read()
+        assert child.wait(timeout=120) == cli.BROKEN_PIPE == 141
     assert first.startswith(b"# Hierarchical Translation-Rotation") and error == b""
 
 

@@ -6,7 +6,7 @@ from fractions import Fraction
 import pytest
 
 from bvh_samples import SIMPLE, random_motion, read_text
-from corpus_files import CORPUS, manifest, needs_corpus
+from corpus_files import CORPUS, frame_count_warning, manifest, needs_corpus
 from mocap_io import core
 from mocap_io.core.frame_rate import snap_rate, stands_for
 
@@ -75,7 +75,8 @@ def test_a_motion_without_text_prints_its_rate():
 @pytest.mark.parametrize("path", [r["path"] for r in manifest("bvh")])
 def test_every_corpus_rate_is_standard(path):
     """Every corpus file was written at a whole rate (or 23.976): each of them snaps to it."""
-    motion = core.read(CORPUS / path, strict=False)
+    with frame_count_warning(path):  # a file of more rows than its Frames says so
+        motion = core.read(CORPUS / path, strict=False)
     rate = snap_rate(motion.frame_time_text)
     assert rate.denominator == 1 or rate == Fraction("23.976"), (motion.frame_time_text, rate)
 

@@ -7,6 +7,8 @@ import fuzz_cases
 
 PEAK_BOUND = 1 << 30  # resident memory of the child, bytes
 
+pytestmark = pytest.mark.slow  # `pytest -m "not slow"` leaves it out (pytest.ini); CI runs it
+
 
 @pytest.mark.parametrize("fmt", fuzz_cases.FORMATS)
 def test_mutants_fail_only_with_parse_errors(fmt):

@@ -208,6 +208,7 @@ def test_the_next_write_removes_the_temporaries_of_killed_writers(tmp_path):
         killed, killed_temporary = writer_in_the_middle(target)
         killed.kill()
         killed.wait()
+        killed.stdout.close()
         age(live_temporary)  # paused for long, still locked (POSIX) or open (Windows) by its writer
         age(killed_temporary)
         recent = tmp_path / ".out.bvh.abcd1234.tmp"  # another writer that has just begun

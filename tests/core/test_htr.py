@@ -1,4 +1,5 @@
-"""HTR/GTR reader and writer: values against the seed's equations computed independently, the
+"""HTR/GTR reader and writer: values against Meredith and Maddock's equations ("Motion Capture File
+Formats Explained", section 3.2) computed independently, the
 writer's round trip exact to the printed precision, every error with its message and line."""
 
 import itertools
@@ -9,7 +10,7 @@ import numpy as np
 import pytest
 
 from bvh_samples import write
-from htr_samples import SAMPLE, SEGMENTS, seed_transforms
+from htr_samples import SAMPLE, SEGMENTS, transforms_by_equations
 from mocap_io import core
 from mocap_io.core.errors import FileWarning
 from mocap_io.core.formats import htr
@@ -19,31 +20,34 @@ def read_text(tmp_path, text, name="t.htr", **options):
     return core.read(write(tmp_path, text, name), **options)
 
 
-def test_reads_the_sample_as_the_seed_computes_it(tmp_path):
+def test_reads_the_sample_as_the_equations_compute_it(tmp_path):
     m = read_text(tmp_path, SAMPLE)
     assert m.skeleton.names == ["Hips", "Chest", "Head"]  # parents first; Chest was listed before Hips
     assert list(m.skeleton.parents) == [-1, 0, 1]
     assert m.fps == 30.0 and m.frame_count == 3 and m.euler_orders == ["ZXY"] * 3
-    worlds, tips = seed_transforms(SEGMENTS, "ZXY")
+    worlds, tips = transforms_by_equations(SEGMENTS, "ZXY")
     names = m.skeleton.names
     expected = np.array([[worlds[n][f] for n in names] for f in range(3)])
     world = m.world_matrices()
     np.testing.assert_allclose(m.world_positions(), expected[..., :3, 3], atol=1e-12)
-    lengths = np.array([m.record["bone_lengths"][n] for n in names])
+    lengths = htr.bone_lengths(m)
+    np.testing.assert_array_equal(lengths, [12, 30, 20])  # BoneLengths: the children's offsets, the End Site
+    assert m.record.drawn_lengths == {}  # all held by the skeleton
     ours = np.einsum("fjab,jb->fja", world, np.stack([0 * lengths, lengths, 0 * lengths, 1 + 0 * lengths], 1))
     np.testing.assert_allclose(ours[..., :3], [[tips[n][f] for n in names] for f in range(3)], atol=1e-12)
     np.testing.assert_allclose(m.end_site_positions()[:, 0], [tips["Head"][f] for f in range(3)], atol=1e-12)
     assert list(m.skeleton.end_site_parents) == [2]  # the one leaf
     np.testing.assert_array_equal(m.scales[:, 1], [1, 1.05, 0.95])
-    assert m.record["segment_order"] == ["Chest", "Hips", "Head"] and m.record["first_frame"] == 1
-    assert m.record["calibration_units"] == "cm" and htr.metres_per_unit(m.record["calibration_units"]) == 0.01
-    assert m.record["up_axis"] == "Y" and m.record["scale_factor"] == 1.0
+    assert [names[j] for j in m.record.file_order] == ["Chest", "Hips", "Head"] and m.record.first_frame == 1
+    assert m.record.calibration_units == "cm" and htr.metres_per_unit(m.record.calibration_units) == 0.01
+    assert m.record.up_axis == "Y" and m.record.scale_factor == 1.0 and m.record.file_type == "htr"
+    assert m.record.header[3] == ("numsegments", "3") and len(m.record.header) == 12  # as written
     assert m.skeleton.channels[0][:3] == ("Xposition", "Yposition", "Zposition")
     assert m.skeleton.channels[1] == ("Zrotation", "Xrotation", "Yrotation")
 
 
 def test_sf_sizes_the_segment_not_its_children():
-    """Evidence from the seed's own example file (its figure 3.5, frames 1 and 2): a segment's SF is
+    """Evidence from Meredith and Maddock's example file (their figure 3.5, frames 1 and 2): a segment's SF is
     its child's translation over its BoneLength, so the child already sits where the scaled bone
     ends; scaling the children as well would move the Head 12 mm off the Neck's tip."""
     neck = [0, 379.566772, 0, 32.855431, -5.194619, 1.823337, 141.966263]
@@ -66,7 +70,7 @@ def test_sf_sizes_the_segment_not_its_children():
             ],
         ),
     }
-    worlds, tips = seed_transforms(segments, "ZYX")
+    worlds, tips = transforms_by_equations(segments, "ZYX")
     for f in range(2):
         np.testing.assert_allclose(tips["Neck"][f], worlds["Head"][f][:3, 3], atol=1e-4)
         inherited = worlds["Neck"][f][:3, 3] + segments["Neck"][2][f][6] * (worlds["Head"][f][:3, 3] - tips["Neck"][f])
@@ -106,7 +110,7 @@ def test_writer_round_trip_is_exact_to_the_printed_precision(tmp_path):
     core.write(m, tmp_path / "again.htr")
     written = (tmp_path / "again.htr").read_text()
     again = core.read(tmp_path / "again.htr")
-    assert again.skeleton.names == m.skeleton.names and again.record["segment_order"] == ["Chest", "Hips", "Head"]
+    assert again.skeleton.names == m.skeleton.names and again.record.file_order == (1, 0, 2)
     for name in ("euler", "translations", "scales"):
         np.testing.assert_allclose(getattr(again, name), getattr(m, name), atol=5e-7, rtol=0)
     np.testing.assert_allclose(again.skeleton.rest_rotations, m.skeleton.rest_rotations, atol=1e-8)
@@ -116,13 +120,33 @@ def test_writer_round_trip_is_exact_to_the_printed_precision(tmp_path):
     assert re.search(r"\[SegmentNames&Hierarchy\]\n#.*\nChest\tHips\nHips\tGLOBAL\nHead\tChest\n", written)
 
 
+def test_the_writer_takes_base_angles_and_bone_lengths_from_the_model(tmp_path):
+    """What the skeleton holds is written from it: base angles from the rest rotations (an angle
+    beyond the usual range comes back as its equal: Rz 190 as -170), a leaf's BoneLength from its
+    End Site, so an edit of the model is what is written. The record keeps, by joint index, only
+    the BoneLengths the skeleton does not give (the Hips' 7: its child Chest sits at 12)."""
+    text = SAMPLE.replace("Head 0.5 30.0 -0.5 0.0 45.0 0.0 20.0", "Head 0.5 30.0 -0.5 0.0 45.0 190.0 20.0")
+    m = read_text(tmp_path, text.replace("30.0\t12.0", "30.0\t7.0"))
+    assert m.record.drawn_lengths == {0: 7.0}
+    np.testing.assert_array_equal(htr.bone_lengths(m), [7, 30, 20])
+    m.skeleton.names[0] = "Pelvis"  # a renamed segment keeps its BoneLength and its place in the file
+    m.skeleton.end_site_offsets[0] = [0, 25, 0]  # the Head's End Site
+    m.skeleton.rest_rotations[1] = np.eye(3)  # the Chest's base rotation
+    core.write(m, tmp_path / "again.htr")
+    written = (tmp_path / "again.htr").read_text()
+    assert re.search(r"\]\n#.*\nChest\tPelvis\nPelvis\tGLOBAL\nHead\tChest\n", written)
+    assert "Pelvis\t1.000000\t90.000000\t2.000000\t10.000000\t20.000000\t30.000000\t7.000000" in written
+    assert "Chest\t0.000000\t12.000000\t0.000000\t0.000000\t0.000000\t0.000000\t30.000000" in written
+    assert "Head\t0.500000\t30.000000\t-0.500000\t0.000000\t45.000000\t-170.000000\t25.000000" in written
+
+
 @pytest.mark.parametrize("order", ["".join(p) for p in itertools.permutations("XYZ")])
 @pytest.mark.parametrize("reading", htr.READINGS)
 def test_every_order_and_reading_round_trips(tmp_path, order, reading):
     text = SAMPLE.replace("EulerRotationOrder ZXY", f"EulerRotationOrder {order}")
     m = read_text(tmp_path, text, euler_reading=reading)
     assert m.euler_orders[0] == (order if reading == "product" else order[::-1])
-    worlds, _ = seed_transforms(SEGMENTS, order if reading == "product" else order[::-1])
+    worlds, _ = transforms_by_equations(SEGMENTS, order if reading == "product" else order[::-1])
     np.testing.assert_allclose(m.world_positions()[:, 0], [w[:3, 3] for w in worlds["Hips"]], atol=1e-12)
     core.write(m, tmp_path / "again.htr")
     assert f"EulerRotationOrder {order}\n" in (tmp_path / "again.htr").read_text()
@@ -141,10 +165,7 @@ def test_header_overrides_convert_angles_and_units(tmp_path):
     np.testing.assert_allclose(again.world_positions(), m.world_positions(), atol=1e-6)
     core.write(m, tmp_path / "c.htr", header={"CalibrationUnits": "in", "Producer": "test"})
     again = core.read(tmp_path / "c.htr")
-    assert (
-        htr.metres_per_unit(again.record["calibration_units"]) == 0.0254
-        and ["Producer", "test"] in again.record["header"]
-    )
+    assert htr.metres_per_unit(again.record.calibration_units) == 0.0254 and ("Producer", "test") in again.record.header
     with pytest.raises(ValueError, match="RotationUnits: expected Degrees or Radians"):
         core.write(m, tmp_path / "x.htr", header={"RotationUnits": "grads"})
 
@@ -153,7 +174,7 @@ def test_frames_numbered_from_zero_and_rates_kept_as_written(tmp_path):
     text = re.sub(r"(?m)^([123])([\t ])", lambda g: f"{int(g[1]) - 1}{g[2]}", SAMPLE)
     text = text.replace("DataFrameRate 30", "DataFrameRate 29.97")
     m = read_text(tmp_path, text)
-    assert m.record["first_frame"] == 0 and m.fps == 29.97
+    assert m.record.first_frame == 0 and m.fps == 29.97
     core.write(m, tmp_path / "again.htr")
     written = (tmp_path / "again.htr").read_text()
     assert "\n0\t0.000000" in written and "DataFrameRate 29.97\n" in written
@@ -168,7 +189,7 @@ def test_gtr_every_segment_global(tmp_path):
     text = (tmp_path / "t.gtr").read_text()
     assert "FileType gtr" in text and "SegmentNames" not in text
     g = core.read(tmp_path / "t.gtr")
-    assert g.record["format"] == "gtr" and list(g.skeleton.parents) == [-1, -1, -1]
+    assert g.record.file_type == "gtr" and list(g.skeleton.parents) == [-1, -1, -1]
     np.testing.assert_allclose(g.world_positions(), m.world_positions(), atol=1e-5)
     np.testing.assert_allclose(g.world_matrices(), m.world_matrices(), atol=1e-6)
     core.write(g, tmp_path / "again.htr")  # a GTR motion writes as an HTR of global segments
@@ -353,5 +374,5 @@ def test_gtr_without_a_hierarchy(tmp_path):
     text = text.replace("[SegmentNames&Hierarchy]\n#CHILD\tPARENT\nChest\tHips\nHips\tGLOBAL\nHead   Chest\n", "")
     m = read_text(tmp_path, text, name="t.gtr")
     assert m.skeleton.names == ["Hips", "Chest", "Head"] and list(m.skeleton.parents) == [-1, -1, -1]
-    assert m.record["format"] == "gtr" and len(m.skeleton.end_site_parents) == 3
+    assert m.record.file_type == "gtr" and len(m.skeleton.end_site_parents) == 3
     np.testing.assert_allclose(m.world_positions()[:, 1], m.translations[:, 1])

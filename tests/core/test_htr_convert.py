@@ -1,4 +1,5 @@
-"""BVH <-> HTR: the base pose re-based as the seed's equations 4.1-4.9 say, world joint positions
+"""BVH <-> HTR: the base pose re-based as equations 4.1-4.9 of Meredith and Maddock, "Motion Capture
+File Formats Explained" (chapter 4) say, world joint positions
 kept to 1e-6 of the figure's height both ways (with SF != 1 too), on our samples and the corpus."""
 
 import warnings
@@ -31,10 +32,11 @@ def moving_children(frames=40, seed=5):
 def test_bvh_to_htr_lays_bones_along_the_axis(axis, order):
     m = moving_children()
     h = htr.bvh_to_htr(m, bone_axis=axis, order=order)
-    assert h.euler_orders == [order] * 4 and h.record["bone_length_axis"] == axis
+    assert h.euler_orders == [order] * 4 and h.record.bone_length_axis == axis
     assert_same_world(m, h)
     unit = np.eye(3)["XYZ".index(axis)]
-    lengths = h.record["bone_lengths"]
+    assert h.record.drawn_lengths == {}  # every BoneLength is the bone the skeleton holds
+    lengths = dict(zip(h.skeleton.names, htr.bone_lengths(h)))
     # a's bone points at b (its first child), b's and c's at their End Sites, the root's at a
     np.testing.assert_allclose(h.skeleton.offsets[1], lengths["root"] * unit, atol=1e-12)
     np.testing.assert_allclose(h.skeleton.offsets[2], lengths["a"] * unit, atol=1e-12)
@@ -46,7 +48,7 @@ def test_bvh_to_htr_lays_bones_along_the_axis(axis, order):
     assert np.ptp(h.scales[:, 1]) > 0.1
 
 
-def test_rebased_rotations_follow_seed_equation_4_9():
+def test_rebased_rotations_follow_equation_4_9():
     """N_n = (O_{n-1} ... O_0)^-1 R_n (O_0 ... O_n): the frame rotation and base rotation merged, with
     O the base rotations and R_n the BVH rotation; ours is R0_n @ R_n' (base, then frame)."""
     m = random_motion(frames=20, seed=9)
@@ -61,8 +63,8 @@ def test_rebased_rotations_follow_seed_equation_4_9():
         above = np.eye(3)
         for i in chain[:-1]:
             above = above @ base[i]
-        seed = np.linalg.inv(above) @ m.local_rotation(n) @ (above @ base[n])
-        np.testing.assert_allclose(base[n] @ h.local_rotation(n), seed, atol=1e-12)
+        expected = np.linalg.inv(above) @ m.local_rotation(n) @ (above @ base[n])
+        np.testing.assert_allclose(base[n] @ h.local_rotation(n), expected, atol=1e-12)
 
 
 def test_identity_rest_keeps_angles_where_frames_do_not_change():
@@ -109,9 +111,11 @@ def test_corpus_htr_quirks():
     assert [r["path"] for r in rows if r["expect"] == "ok"] == ["htr/animal3d-egnaro/egnaro_skel_anim.htr"]
     m = core.read(EGNARO)
     assert m.skeleton.joint_count == 89 and m.frame_count == 81 and m.fps == 24.0
-    assert m.record["first_frame"] == 0  # frames numbered from 0
-    assert m.record["bone_lengths"]["L_lowerShoulder"] == -34.352683  # negative bone lengths kept
-    assert m.record["calibration_units"] == "mm" and m.euler_orders[0] == "ZYX"
+    assert m.record.first_frame == 0  # frames numbered from 0
+    assert htr.bone_lengths(m)[m.skeleton.index("L_lowerShoulder")] == -34.352683  # negative bone lengths kept
+    # 58 of the 70 segments with children are drawn at another length than their child's offset
+    assert len(m.record.drawn_lengths) == 58 and len(set(m.skeleton.parents) - {-1}) == 70
+    assert m.record.calibration_units == "mm" and m.euler_orders[0] == "ZYX"
     end = m.skeleton.end_site_parents.tolist().index(m.skeleton.index("L_toe"))
     np.testing.assert_array_equal(m.skeleton.end_site_offsets[end], [0, 0.333333, 0])
     assert np.isfinite(m.world_positions()).all()

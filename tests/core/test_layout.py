@@ -24,7 +24,7 @@ from mocap_io import core
         ("trc", "write_trc"),
         ("obj", "read_obj"),
         ("memg", "read_memg"),
-        ("memg_encode", "encode"),
+        ("memg", "encode"),
         ("pc2", "write_pc2"),
     ],
 )

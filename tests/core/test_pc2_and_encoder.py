@@ -7,7 +7,8 @@ import pytest
 
 from corpus_files import CORPUS, needs_corpus
 from mocap_io import core
-from mocap_io.core.formats.memg_encode import connected_components, encode
+from mocap_io.core.formats.memg import encode
+from mocap_io.core.formats.memg.encoder import connected_components
 from mocap_io.core.formats.pc2 import read_pc2, write_pc2
 from mocap_io.core.mesh import Mesh, MeshAnimation
 

@@ -106,7 +106,7 @@ def test_limbs_point_the_source_ways_on_rigs_with_other_proportions(rows, up, sc
     names = ("LeftUpLeg", "RightUpLeg", "LeftArm", "RightArm")
     rest_s, now_s = trunk(source, names)
     rest_t, now_t = trunk(out, [bone_map[n] for n in names])
-    expected = core.rotations.swing(rest_s, now_s) @ (upright @ rest_t)
+    expected = core.rotations.rotation_between(rest_s, now_s) @ (upright @ rest_t)
     cosine = np.sum(expected * now_t, axis=1) / np.linalg.norm(expected, axis=1) / np.linalg.norm(now_t, axis=1)
     assert np.degrees(np.arccos(np.clip(cosine, -1, 1))).max() < 0.5
     unmapped = [k for k, n in enumerate(target.names) if n not in bone_map.values()]
@@ -162,7 +162,9 @@ def test_two_bone_ik_reaches_reachable_goals_keeping_lengths_and_the_free_legs_p
     np.testing.assert_allclose(new_ankle, goal, atol=1e-9)
     np.testing.assert_allclose(np.linalg.norm(new_knee - hip, axis=1), lengths[0], atol=1e-9)
     # the knee bends as in the free leg: its plane (hip, knee, ankle) turned with the hip-ankle line onto the goal's
-    turned = np.einsum("nij,nj->ni", core.rotations.swing(ankle - hip, goal - hip), np.cross(knee - hip, ankle - hip))
+    turned = np.einsum(
+        "nij,nj->ni", core.rotations.rotation_between(ankle - hip, goal - hip), np.cross(knee - hip, ankle - hip)
+    )
     np.testing.assert_allclose(np.sum((new_knee - hip) * turned, axis=1), 0.0, atol=1e-9)
     side = np.sum(np.cross(goal - hip, new_knee - hip) * turned, axis=1)
     free_side = -np.sum(np.cross(knee - hip, ankle - hip) ** 2, axis=1)  # the same product for the free leg

@@ -3,6 +3,8 @@ conventions of the seed (header comments in order, frame-local comments right af
 balanced blocks, known requests only, the frame count; and the geometry a renderer would place,
 interpreted with RenderMan's transform rules, lands on the model's world positions."""
 
+import pathlib
+
 import numpy as np
 import pytest
 
@@ -100,7 +102,7 @@ def test_a_sequence_path_writes_one_complete_file_per_frame(tmp_path):
     paths = core.write(motion, tmp_path / "rib" / "walk_####.rib", frames=[0, 4, 9], **FIXED)
     assert paths == [str(tmp_path / "rib" / f"walk_{n:04d}.rib") for n in (1, 5, 10)]
     for path, number in zip(paths, (1, 5, 10)):
-        parsed, header = rib_tokens.check_structure(open(path, "rb").read())
+        parsed, header = rib_tokens.check_structure(pathlib.Path(path).read_bytes())
         assert header[0] == "#RenderMan RIB-Structure 1.1" and header[-1] == "#Frames 1"
         assert list(rib_tokens.frames(parsed)) == [number]
         assert ("Display", [f"walk_{number:04d}.tif", "file", "rgba"]) in parsed

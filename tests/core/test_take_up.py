@@ -6,6 +6,7 @@ from mocap_io import core
 from mocap_io.core.body import sample_frames, take_up
 from mocap_io.core.bone_map import find_roles
 from mocap_io.core.figure import Figure
+from mocap_io.core.formats.htr import HtrRecord
 from sample_motion import cmu_like_motion
 
 
@@ -35,7 +36,7 @@ def test_a_take_stands_on_the_axis_nearest_its_hips_to_head_direction():
 
 def test_the_files_own_up_axis_comes_first_and_drawing_takes_the_same_answer():
     walk = cmu_like_motion(core, 30)
-    walk.record = {"up_axis": "z"}  # as an HTR's GlobalAxisofGravity
+    walk.record = HtrRecord(header=(("GlobalAxisofGravity", "z"),))  # as an HTR's
     assert take_up(walk).tolist() == [0, 0, 1] and Figure(walk).up.tolist() == [0, 0, 1]
     walk.record = {}
     assert Figure(walk).up.tolist() == take_up(walk).tolist() == [0, 1, 0]

@@ -1,8 +1,10 @@
-"""The OBJ and RIB writers' bytes, pinned by digest on a few meshes and motions: their text
-assembly may change (vectorised), their output may not. The digests are of the output the
-writers gave before that change."""
+"""The OBJ and RIB writers' bytes, pinned on a few meshes and motions: their text assembly may
+change (vectorised), their output may not. The expected files (tests/core/writer_bytes/CASE/) are
+the output the writers gave before that change (sha256 prefixes once pinned here, checked when the
+files were stored); a file that differs fails with a diff against its expected text."""
 
-import hashlib
+import difflib
+import pathlib
 
 import numpy as np
 import pytest
@@ -47,55 +49,70 @@ def grid_mesh(n=6, seed=0):
     )
 
 
-def digest(paths):
-    hashed = hashlib.sha256()
-    for path in paths:
-        hashed.update(open(path, "rb").read())
-    return hashed.hexdigest()[:16]
+EXPECTED = pathlib.Path(__file__).with_name("writer_bytes")
 
 
-def obj_cases(tmp_path):
+def obj_sequence(folder):
     mesh = grid_mesh()
-    plain = Mesh(np.random.default_rng(2).normal(size=(9, 3)), [3, 3, 3], [0, 1, 2, 3, 4, 5, 6, 7, 8])
     sequence = MeshAnimation(mesh, 24.0, mesh.vertices + np.random.default_rng(1).normal(size=(4, 1, 3)))
-    core.write(mesh, tmp_path / "mesh.obj")
-    core.write(plain, tmp_path / "plain.obj", precision=3)
-    yield "obj mesh", [tmp_path / "mesh.obj"]
-    yield "obj plain", [tmp_path / "plain.obj"]
-    yield "obj sequence", core.formats.obj.write_obj_sequence(sequence, str(tmp_path / "seq_####.obj"))
+    core.formats.obj.write_obj_sequence(sequence, str(folder / "seq_####.obj"))
 
 
-def rib_cases(tmp_path):
-    scaled = random_motion(frames=6, seed=3)
-    scaled.scales = np.random.default_rng(1).uniform(0.7, 1.4, (6, 4))
-    scaled.translations[2, 2] = 0.0  # a bone of length 0 in frame 2
+def scaled_motion():
+    motion = random_motion(frames=6, seed=3)
+    motion.scales = np.random.default_rng(1).uniform(0.7, 1.4, (6, 4))
+    motion.translations[2, 2] = 0.0  # a bone of length 0 in frame 2
+    return motion
+
+
+def markers():
     positions = np.random.default_rng(0).normal(0, 100, (5, 4, 3))
     positions[2, 1] = np.nan
-    markers = core.Markers(['L "knee"\\1', "b", "c", "d"], positions, 100.0, units="mm")
-    cases = {
-        "walk": (cmu_like_motion(core, 12), "walk.rib", {}),
-        "scaled blur": (scaled, "s.rib", {"motion_blur": True, "radius": 0.5}),
-        "markers blur": (markers, "m.rib", {"motion_blur": True}),
-        "bars blur": (two_bars(frames=5), "b.rib", {"motion_blur": True, "precision": 4}),
-        "rib sequence": (cmu_like_motion(core, 4), "walk_####.rib", {"shader": "mine"}),
-    }
-    for case, (data, name, options) in cases.items():
-        yield case, core.write(data, tmp_path / name, **FIXED, **options)
+    return core.Markers(['L "knee"\\1', "b", "c", "d"], positions, 100.0, units="mm")
 
 
-DIGESTS = {
-    "obj mesh": "12d322acc7e53a27",
-    "obj plain": "aa8453ce4d3dea2b",
-    "obj sequence": "5b09364b9c43c445",
-    "walk": "33234922698247ee",
-    "scaled blur": "4f94a14aef523b0c",
-    "markers blur": "100026c7f9df4b18",
-    "bars blur": "68c4ae13ccc75267",
-    "rib sequence": "b920469f7bc468d9",
+def plain_mesh():
+    return Mesh(np.random.default_rng(2).normal(size=(9, 3)), [3, 3, 3], [0, 1, 2, 3, 4, 5, 6, 7, 8])
+
+
+# case: (what is written, the file name, the writer's options), or a function writing into a folder
+CASES = {
+    "obj_mesh": (grid_mesh, "mesh.obj", {}),
+    "obj_plain": (plain_mesh, "plain.obj", {"precision": 3}),
+    "obj_sequence": obj_sequence,
+    "rib_walk": (lambda: cmu_like_motion(core, 12), "walk.rib", FIXED),
+    "rib_scaled_blur": (scaled_motion, "s.rib", {**FIXED, "motion_blur": True, "radius": 0.5}),
+    "rib_markers_blur": (markers, "m.rib", {**FIXED, "motion_blur": True}),
+    "rib_bars_blur": (lambda: two_bars(frames=5), "b.rib", {**FIXED, "motion_blur": True, "precision": 4}),
+    "rib_sequence": (lambda: cmu_like_motion(core, 4), "walk_####.rib", {**FIXED, "shader": "mine"}),
 }
 
 
-@pytest.mark.parametrize("cases", [obj_cases, rib_cases])
-def test_the_bytes_written_are_as_before(tmp_path, cases):
-    got = {case: digest(paths) for case, paths in cases(tmp_path)}
-    assert got == {case: DIGESTS[case] for case in got}
+def write_case(case, folder):
+    """The files `case` writes, in `folder`: {name: bytes}."""
+    folder.mkdir()
+    if callable(CASES[case]):
+        CASES[case](folder)
+    else:
+        make, name, options = CASES[case]
+        core.write(make(), folder / name, **options)
+    return {path.name: path.read_bytes() for path in sorted(folder.iterdir())}
+
+
+def difference(name, expected, got, lines=40, width=200):
+    """The first line where `got` leaves `expected` and a unified diff around it (long lines cut)."""
+    old, new = expected.decode().splitlines(), got.decode().splitlines()
+    first = next((i for i, (a, b) in enumerate(zip(old, new)) if a != b), min(len(old), len(new)))
+    diff = difflib.unified_diff(old, new, f"expected {name}", f"written {name}", n=2, lineterm="")
+    shown = [line if len(line) <= width else line[:width] + " ..." for line, _ in zip(diff, range(lines))]
+    return "\n".join([f"{name}: first difference at line {first + 1}", *shown])
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_the_bytes_written_are_as_before(tmp_path, case):
+    got = write_case(case, tmp_path / case)
+    expected = {path.name: path.read_bytes() for path in sorted((EXPECTED / case).iterdir())}
+    assert list(got) == list(expected)
+    changed = [difference(name, expected[name], got[name]) for name in got if got[name] != expected[name]]
+    if changed:
+        pytest.fail("\n".join([*changed, f"(when the change is meant: cp {tmp_path / case}/* {EXPECTED / case}/)"]))

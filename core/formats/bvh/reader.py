@@ -3,8 +3,9 @@
 Position channels: by default a joint's position channels REPLACE its OFFSET (positions="replace"),
 as Blender's importer reads them and as 6-channel producers write them: Bandai Namco's per-joint
 position channels repeat each joint's OFFSET, and MotionBuilder's root channels repeat the root's
-non-zero OFFSET (adding would double them). positions="add" follows the seeds (translation =
-OFFSET + channels), for files written that way.
+non-zero OFFSET (adding would double them). positions="add" follows "Motion Data" (BVH,
+"Interpreting The Data") and Meredith and Maddock ("Motion Capture File Formats Explained", 3.1):
+translation = OFFSET + channels, for files written that way.
 """
 
 import math

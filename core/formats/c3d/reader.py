@@ -366,7 +366,9 @@ class _Reader:
                 offset=start + (first + frame) * record + (4 * point + axis) * 4,
             )
         samples = values[first * per_frame : (first + step) * per_frame]
-        sample, channel = first_beyond(samples)
+        bad = first_beyond(samples)
+        assert bad is not None, "decode found a number beyond bounds in this chunk: not a marker's, so an analog one"
+        sample, channel = bad
         frame, sub = divmod(sample, per_frame)
         raise ParseError(
             self.path,

@@ -65,7 +65,7 @@ def write_c3d(markers, path):
         f.write(header)
         f.write(section)
         if record.size:  # (a memoryview of no bytes cannot be cast)
-            f.write(memoryview(record).cast("B"))
+            f.write(record.data.cast("B"))
         if frames <= _FRAMES_CAP:  # a longer take ends with its last frame: ezc3d reads to the end
             f.write(b"\0" * (-record.nbytes % BLOCK or (0 if record.nbytes else BLOCK)))  # no data: one empty block
 

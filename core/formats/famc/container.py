@@ -20,14 +20,14 @@ DEFAULT_FPS = 24.0  # the rate of a single frame, whose time says nothing about 
 
 
 def read_famc(path, *, obj=None):
-    """A MeshAnimation of a .famc file and its static mesh (`obj`, default: the .obj of the same
+    """A FamcAnimation of a .famc file and its static mesh (`obj`, default: the .obj of the same
     name beside it) whose positions are decoded when asked for, a segment at a time; its
     `byte_order` is "standard" or "reference" (see docs/famc.md)."""
     mesh = read_obj_beside(path, obj)
     data = read_input(path)
     dialect = detect(data, 0, path)
     source = FamcSource(path, data, dialect, mesh.vertices, scan(path, data, dialect, len(mesh.vertices)))
-    animation = MeshAnimation(mesh, _rate(path, source.segments), source=source)
+    animation = FamcAnimation(mesh, _rate(path, source.segments), source=source)
     animation.byte_order = dialect.name
     return animation
 
@@ -48,13 +48,23 @@ def _rate(path, segments):
     return check_rate(path, rate, f"timeFrame ({count} frame steps in {span} ms)", offset=segments[-1].offset)
 
 
+class FamcAnimation(MeshAnimation):
+    """A MeshAnimation as a .famc file was read (`byte_order`) or written (`max_error`,
+    `bits_per_vertex_frame`, `limit`); None where it does not apply."""
+
+    byte_order: str | None = None  # "standard" or "reference"
+    max_error: float | None = None  # the largest vertex distance, in the animation's units
+    bits_per_vertex_frame: float | None = None
+    limit: float | None = None  # the target error, in the animation's units
+
+
 class FamcSource:
     """The frames of a stream, decoded a segment at a time (the last one decoded is kept)."""
 
     def __init__(self, path, data, dialect, rest, segments):
         self.path, self.data, self.dialect, self.rest, self.segments = path, data, dialect, rest, segments
         self._firsts = np.array([s.first for s in segments])
-        self._kept = (None, None)
+        self._kept: tuple[int, np.ndarray] | None = None  # (segment, its decoded frames)
 
     @property
     def frame_count(self):
@@ -64,7 +74,7 @@ class FamcSource:
         out = np.empty((len(index),) + self.rest.shape)
         which = np.searchsorted(self._firsts, index, side="right") - 1
         for k in np.unique(which):
-            if self._kept[0] != k:
+            if self._kept is None or self._kept[0] != k:
                 self._kept = (k, decode_segment(self, self.segments[k]))
             chosen = which == k
             out[chosen] = self._kept[1][index[chosen] - self.segments[k].first]
@@ -85,7 +95,7 @@ def write_famc(
     progress=None,
 ):
     """Encode a MeshAnimation as a .famc file plus its static mesh as an .obj (default: same name,
-    .obj), both replaced together or neither; returns what was written (a dense MeshAnimation of
+    .obj), both replaced together or neither; returns what was written (a dense FamcAnimation of
     the decoded frames) with `max_error` (the largest vertex distance, in the animation's units),
     `bits_per_vertex_frame` and `limit` (the target error in those units).
 
@@ -145,7 +155,7 @@ def write_famc(
         obj_file.write(mesh_text.getvalue())
         for part in parts:
             famc_file.write(part)
-    written = MeshAnimation(animation.mesh, animation.fps, decoded)
+    written = FamcAnimation(animation.mesh, animation.fps, decoded)
     written.max_error = float(np.linalg.norm(decoded - positions, axis=-1).max())
     written.bits_per_vertex_frame = 8 * sum(map(len, parts)) / positions.shape[0] / max(positions.shape[1], 1)
     written.limit = limit

@@ -31,22 +31,29 @@ def _members(labels, clusters):
     return np.split(order, np.cumsum(np.bincount(labels, minlength=clusters))[:-1])
 
 
-def _checked(rest, labels=None, clusters=0, positions=None):
-    """(rest (V, 3) float, labels (V,) int in 0..clusters-1, positions (F, V, 3) float), each
-    checked against rest when given (else None)."""
+def _checked_rest(rest):
+    """rest as a (V, 3) float array."""
     rest = np.asarray(rest, dtype=float)
     if rest.ndim != 2 or rest.shape[1] != 3:
         raise ValueError(f"rest {rest.shape} must be (V, 3)")
-    if labels is not None:
-        labels = np.asarray(labels)
-        in_range = not len(labels) or 0 <= labels.min() <= labels.max() < clusters
-        if labels.shape != rest.shape[:1] or not np.issubdtype(labels.dtype, np.integer) or not in_range:
-            raise ValueError(f"labels must be {len(rest)} integers in 0..{clusters - 1}")
-    if positions is not None:
-        positions = np.asarray(positions, dtype=float)
-        if positions.ndim != 3 or positions.shape[1:] != rest.shape:
-            raise ValueError(f"positions {positions.shape} must be (F, {len(rest)}, 3)")
-    return rest, labels, positions
+    return rest
+
+
+def _checked_labels(labels, rest, clusters):
+    """labels as a (V,) int array in 0..clusters-1, V that of the checked `rest`."""
+    labels = np.asarray(labels)
+    in_range = not len(labels) or 0 <= labels.min() <= labels.max() < clusters
+    if labels.shape != rest.shape[:1] or not np.issubdtype(labels.dtype, np.integer) or not in_range:
+        raise ValueError(f"labels must be {len(rest)} integers in 0..{clusters - 1}")
+    return labels
+
+
+def _checked_positions(positions, rest):
+    """positions as an (F, V, 3) float array, V that of the checked `rest`."""
+    positions = np.asarray(positions, dtype=float)
+    if positions.ndim != 3 or positions.shape[1:] != rest.shape:
+        raise ValueError(f"positions {positions.shape} must be (F, {len(rest)}, 3)")
+    return positions
 
 
 def _checked_transforms(transforms, clusters, frames=None):
@@ -64,7 +71,8 @@ def anchor_points(rest, labels, clusters):
     least 2^-20 of M1's largest coordinate, so that M1 + d differs from M1 far from the origin too).
 
     An empty cluster gets M1 = 0 and the smallest extent."""
-    rest, labels, _ = _checked(rest, labels, clusters)
+    rest = _checked_rest(rest)
+    labels = _checked_labels(labels, rest, clusters)
     counts = np.bincount(labels, minlength=clusters)
     centre = np.stack([np.bincount(labels, rest[:, a], clusters) for a in range(3)], axis=1)
     centre /= np.maximum(counts, 1)[:, None]
@@ -111,7 +119,9 @@ def fit_affine(rest, positions, labels, clusters):
     along the directions it does not span (directions of spread below _RANK of its largest, or
     thinner than MIN_EXTENT: the rounding of a static mesh written with 6 decimals must not count as
     a direction to fit), and an empty cluster gets the identity."""
-    rest, labels, positions = _checked(rest, labels, clusters, positions)
+    rest = _checked_rest(rest)
+    labels = _checked_labels(labels, rest, clusters)
+    positions = _checked_positions(positions, rest)
     transforms = np.zeros((clusters, len(positions), 3, 4))
     transforms[..., :3] = np.eye(3)
     for k, index in enumerate(_members(labels, clusters)):
@@ -170,7 +180,8 @@ def cluster_by_motion(rest, positions, clusters, seed=0, *, iterations=10):
     positions, then refinement: each vertex moves to the cluster whose least-squares affine motion
     predicts it best, for at most `iterations` rounds. Both look at no more than _SAMPLE_FRAMES
     evenly spread frames. Empty clusters are dropped and the labels renumbered."""
-    rest, _, positions = _checked(rest, positions=positions)
+    rest = _checked_rest(rest)
+    positions = _checked_positions(positions, rest)
     if clusters < 1 or not len(rest) or not len(positions):
         raise ValueError("clustering needs at least one cluster, vertex and frame")
     frames = np.unique(np.linspace(0, len(positions) - 1, min(len(positions), _SAMPLE_FRAMES)).round().astype(int))
@@ -224,7 +235,9 @@ def skinning_weights(rest, positions, labels, adjacency, transforms, boundary=No
     than a rounding-level margin (`filter` True); every other vertex gets weight 1 on its own cluster.
     """
     clusters = len(adjacency)
-    rest, labels, positions = _checked(rest, labels, clusters, positions)
+    rest = _checked_rest(rest)
+    labels = _checked_labels(labels, rest, clusters)
+    positions = _checked_positions(positions, rest)
     transforms = _checked_transforms(transforms, clusters, len(positions))
     solve = np.ones(len(rest), bool) if boundary is None else np.asarray(boundary, bool)
     weights = np.zeros((len(rest), _padded_width(adjacency)))
@@ -280,7 +293,8 @@ def predict(rest, labels, adjacency, weights, transforms, frames=None):
     rounding depends on the matrix shapes: any subset of frames gives the full prediction's rows
     bit for bit."""
     clusters = len(adjacency)
-    rest, labels, _ = _checked(rest, labels, clusters)
+    rest = _checked_rest(rest)
+    labels = _checked_labels(labels, rest, clusters)
     weights = np.asarray(weights, dtype=float)
     if weights.shape != (len(rest), _padded_width(adjacency)):
         raise ValueError(f"weights {weights.shape} must be ({len(rest)}, {_padded_width(adjacency)})")

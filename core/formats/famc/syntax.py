@@ -8,7 +8,7 @@ a caller passes the vertex and frame counts it trusts (it bounds V x F).
 Where the dialects differ (the standard's text vs what the reference software does):
 
 =====================  ==========================================  ==========================================
-element                STANDARD (the seed's syntax)                REFERENCE (the reference software)
+element                STANDARD (ISO/IEC 14496-16 Amd 2, 5.10)     REFERENCE (the reference software)
 =====================  ==========================================  ==========================================
 segment header         5.10.5 field order and bit widths;          u32 start code, u32 segment size, u8 static
                        numberOfFrames = decoded frames, a time     mesh decoding type, u8 mask (bit 0..3 fields,
@@ -25,11 +25,11 @@ Vx3 significance map   the pseudo-code literally: its `else if     after a "not 
                        overwritten by the next iteration's bin:
                        the bin at F-1 is always coded
 partition labels       (K-1).bit_length() bypass bits (0 for one   the same, but 1 bit for one cluster (its
-                       cluster: the seed's log(nC-1) is undefined  DecodePartition)
-                       there)
+                       cluster: the log(nC-1) of 5.10.12.1 is      DecodePartition)
+                       undefined there)
 =====================  ==========================================  ==========================================
 
-Also decided here (seed silent or self-contradictory; the reference decides):
+Also decided here (the standard's text silent or self-contradictory; the reference decides):
 - animatedFields: bit value 1 = coordinates (the syntax's `animatedFields & 1`), 2 normals, 4
   colours, 8 other; a set bit means animated (Table AMD2.2 reads the other way round).
 - Vx3: `pred`/`predDim` are per component (the inverse-prediction pseudo-code drops the [c]) and
@@ -37,7 +37,7 @@ Also decided here (seed silent or self-contradictory; the reference decides):
 - Weights: the cluster adjacency of cluster k is k itself followed by its decoded neighbours, and
   a retained vertex has one weight per entry of its own cluster's adjacency (the reference's
   DecompressWeights); the weight bit-planes use a context initialised with 2, as the reference
-  does (the seed's text stops before step (c)); weights un-quantise as min + q (max - min) /
+  does (our copy of 5.10.14.2 stops before step (c)); weights un-quantise as min + q (max - min) /
   (2^bits - 1) (the reference's 2^(bits-1) is a bug).
 - Tables (global translation, affine transforms) un-quantise per dimension as q max / (2^bits - 1),
   the reference's DCTEncoder::Unquantize: its quantiser is symmetric (max = largest |value|) and
@@ -45,11 +45,11 @@ Also decided here (seed silent or self-contradictory; the reference decides):
   written as the reciprocal step of the widest dimension, but the reference has no such field
   and the un-quantisation does not use it. One Vx3 holds the whole table: the InfoTable's layer
   counts are carried, not used to split it (the reference codes one sub-stream per layer).
-- Normal predictors (FAMCVertexInfoDecoder(4, V)) follow the seed in both dialects: the reference
-  codes them differently (u32 size, then 2 - unary/Exp-Golomb per normal).
+- Normal predictors (FAMCVertexInfoDecoder(4, V)) follow the standard (5.10.7) in both dialects:
+  the reference codes them differently (u32 size, then 2 - unary/Exp-Golomb per normal).
 """
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -303,7 +303,7 @@ def write_vx3(writer, values, delta, element="table"):
 
 
 def _largest_pred_dim(frames):
-    """The seed's largestAllowedPredDim: a predDim step that would pass it is negative, unsigned."""
+    """5.10.10.1's largestAllowedPredDim: a predDim step that would pass it is negative, unsigned."""
     return frames + (1 << PRED_QUANT_BITS) - 1
 
 
@@ -589,8 +589,8 @@ class Weights:
     minimum: float
     maximum: float
     filter: np.ndarray  # (V,) bool: the vertex has weights
-    adjacency: list = field(default_factory=list)
-    values: np.ndarray | None = None  # (V, max adjacency) int64
+    adjacency: list  # per cluster, an int array: the cluster itself, then its neighbours
+    values: np.ndarray  # (V, max adjacency) int64
 
     def real(self, labels):
         """(V, max adjacency) weights over adjacency[labels[v]]: min + q (max - min) / (2^bits - 1)

@@ -7,13 +7,23 @@ per-vertex error (Euclidean, in world units) stays within the tolerance for ever
 """
 
 import numpy as np
+from numpy.typing import ArrayLike
 
-from ..errors import require_bounded
-from ..mesh import GroupBasis, Mesh, MeshAnimation, diagonal
+from ...errors import require_bounded
+from ...mesh import GroupBasis, Mesh, diagonal
+from .reader import MemgAnimation
 
 
-def encode(positions, mesh, fps, *, tolerance=1e-3, relative=True, grouping="groups"):
-    """A factored MeshAnimation reproducing `positions` (F, V, 3) within `tolerance`.
+def encode(
+    positions: ArrayLike,
+    mesh: Mesh,
+    fps: float,
+    *,
+    tolerance: float = 1e-3,
+    relative: bool = True,
+    grouping: str = "groups",
+) -> MemgAnimation:
+    """A factored MemgAnimation reproducing `positions` (F, V, 3) within `tolerance` (its `max_error`).
 
     tolerance  the largest allowed distance between a decoded and a given vertex; with relative=True
                a fraction of the bounding-box diagonal of the whole sequence
@@ -51,7 +61,7 @@ def encode(positions, mesh, fps, *, tolerance=1e-3, relative=True, grouping="gro
             f"vertices in no face move (vertex {moving[0]}): a mesh ensemble moves its faces' vertices only"
         )
     frames = len(positions)
-    animation = MeshAnimation(
+    animation = MemgAnimation(
         mesh, fps, groups=groups, transforms=np.array(transforms) if transforms else np.zeros((0, frames, 4, 4))
     )
     error = np.linalg.norm(animation.positions() - positions, axis=-1).max() if frames else 0.0
@@ -103,7 +113,7 @@ def _welded_edges(mesh):
     return np.vstack([edges, twins[twins[:, 0] != twins[:, 1]]])
 
 
-def connected_components(count, edges):
+def connected_components(count: int, edges: np.ndarray) -> np.ndarray:
     """Component label (the smallest vertex index in it) of each of `count` vertices."""
     labels = np.arange(count)
     if not len(edges):

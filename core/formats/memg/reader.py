@@ -1,38 +1,33 @@
-"""The CMU mesh-ensemble binary (.memg) beside its .obj: reader and writer.
+"""Mesh-ensemble reader: the binary (.memg) decoded against its .obj, bounds-checked before
+anything is allocated; U and Q read in the storage order the animation shows to be right."""
 
-Layout (all integers int32, reals float64, little-endian unless the endian flag reads as 1 only
-when byte-swapped): endian flag 1, frame rate, k local frames, n timesteps, k x n 3x4 row-major
-affines (timestep-major), then until the end of the file one block per group: name length, name,
-vertex count v, v 1-based .obj vertex indices, mean pose (3v, xyz interleaved), parent frame
-index, U rows, U columns, U, Q rows, Q columns, Q. Positions of group g at timestep t:
-TW[parent, t] (p + U Q[:, t]).
-
-Every timestep must be held by data (no timesteps without local frames), every local frame's 3x3
-part must be invertible, every real finite.
-
-The seed does not say whether U and Q are stored row- or column-major. `layout="auto"` decodes
-both and keeps the one whose animation is smoother in time and keeps edge lengths steadier; when
-the two readings are identical (rank 1, one frame) or too close to call it keeps column-major,
-the order of the format co-author's own matrix library (see docs/memg.md).
-"""
-
+import os
 import warnings
 
 import numpy as np
 
-from ..atomic import atomic_writes
-from ..errors import LARGEST, FileNote, ParseError, beyond, check_rate, first_beyond, require_bounded, require_rate
-from ..inputs import read_input
-from ..mesh import GroupBasis, MeshAnimation
-from ..numtext import ranges
-from .obj import obj_beside, obj_vertices, read_obj_beside, write_obj_to
+from ...errors import LARGEST, FileNote, ParseError, beyond, check_rate, first_beyond
+from ...inputs import read_input
+from ...mesh import GroupBasis, MeshAnimation
+from ...numtext import ranges
+from ..obj import read_obj_beside
 
 LAYOUTS = ("column", "row")
 _EDGE_SAMPLE = 64  # edges of one vertex looked at per group when scoring a layout
 
 
-def read_memg(path, *, obj=None, layout="auto"):
-    """Read a .memg file and its .obj (default: same name, .obj) into a factored MeshAnimation.
+class MemgAnimation(MeshAnimation):
+    """A factored MeshAnimation as a .memg file was read (`layout`, `layout_scores`,
+    `byte_swapped`) or encoded (`max_error`); None where it does not apply."""
+
+    layout: str | None = None  # "column" or "row": how U and Q were read
+    layout_scores: dict[str, float] | None = None  # how rough each reading was (lower is smoother)
+    byte_swapped: bool | None = None  # the file was big-endian
+    max_error: float | None = None  # the largest distance of a decoded vertex from the one encoded
+
+
+def read_memg(path: str | os.PathLike, *, obj: str | os.PathLike | None = None, layout: str = "auto") -> MemgAnimation:
+    """Read a .memg file and its .obj (default: same name, .obj) into a factored MemgAnimation.
 
     layout  "column", "row" or "auto"; the result's `layout` says what was used and
             `layout_scores` how rough each reading was (lower is smoother)
@@ -72,7 +67,7 @@ def read_memg(path, *, obj=None, layout="auto"):
     if layout == "auto":
         layout = "row" if scores["row"] < 0.5 * scores["column"] else "column"
     groups = [_group(g, layout) for g in raw]
-    animation = MeshAnimation(mesh, fps, groups=groups, transforms=transforms)
+    animation = MemgAnimation(mesh, fps, groups=groups, transforms=transforms)
     animation.layout, animation.layout_scores, animation.byte_swapped = layout, scores, stream.swapped
     return animation
 
@@ -128,18 +123,18 @@ class _Stream:
         return values
 
 
-def _first_singular(transforms):
+def first_singular(transforms: np.ndarray) -> tuple[int, float] | None:
     """(flat index, determinant) of the first transform (..., 3+, 3+) whose 3x3 part is singular
     (all zero, flat) or whose determinant overflows; None when all are invertible."""
     with np.errstate(over="ignore", invalid="ignore"):
         determinants = np.linalg.det(transforms[..., :3, :3]).ravel() if transforms.size else np.ones(0)
     bad = np.flatnonzero(~(np.abs(determinants) > 0) | ~np.isfinite(determinants))
-    return (int(bad[0]), determinants[bad[0]]) if len(bad) else None
+    return (int(bad[0]), float(determinants[bad[0]])) if len(bad) else None
 
 
 def _require_invertible(path, affines, frames, start):
     """Refuse a local frame transform whose 3x3 part is singular (all zero, flat) or overflows."""
-    singular = _first_singular(affines)
+    singular = first_singular(affines)
     if singular is not None:
         index, determinant = singular
         step, frame = divmod(index, frames)
@@ -268,73 +263,3 @@ def _edges_within(edges, runs, position, vertices):
     starts = runs[vertices]
     found = edges[ranges(starts, np.minimum(runs[vertices + 1], starts + _EDGE_SAMPLE))]
     return found[position[found[:, 1]] >= 0]
-
-
-def write_memg(animation, path, *, obj=None, tolerance=1e-3, relative=True, grouping="groups", layout="column"):
-    """Write a MeshAnimation as .memg plus its .obj (default: same name, .obj): both files are
-    replaced together, or (on any error) neither. Non-finite or singular data is refused first.
-
-    A dense animation is encoded first (see memg_encode.encode: tolerance, relative, grouping).
-    """
-    from .memg_encode import encode
-
-    if layout not in LAYOUTS:
-        raise ValueError(f"layout must be 'column' or 'row', not {layout!r}")
-    if not animation.factored:
-        animation = encode(
-            animation.positions(),
-            animation.mesh,
-            animation.fps,
-            tolerance=tolerance,
-            relative=relative,
-            grouping=grouping,
-        )
-    require_rate(animation.fps, "the frame rate")
-    if abs(round(animation.fps) - animation.fps) > 1e-6 * animation.fps:
-        raise ValueError(f"the format stores whole frame rates; {animation.fps:g} fps cannot be written")
-    fps = int(round(animation.fps))
-    missing = [g.name for g in animation.groups if g.name not in animation.mesh.groups]
-    if missing:
-        raise ValueError(f"groups {missing} are not groups of the mesh")
-    transforms = _checked_transforms(animation)
-    obj = obj_beside(path, obj)
-    vertices = obj_vertices(animation.mesh)
-    parts = [
-        np.array([1, fps, len(transforms), animation.frame_count], dtype="<i4").tobytes(),
-        transforms[..., :3, :].transpose(1, 0, 2, 3).astype("<f8").tobytes(),
-    ]
-    for g in animation.groups:
-        for what, values in (("mean", g.mean), ("basis", g.basis), ("coefficients", g.coefficients)):
-            require_bounded(values, lambda *index: f"{what} {list(index)} of group {g.name!r}")  # noqa: B023 - called at once
-        name = g.name.encode("utf-8")
-        u = g.basis.reshape(g.rank, 3 * len(g.vertices)).T  # (3v, r)
-        parts += [
-            np.array([len(name)], "<i4").tobytes(),
-            name,
-            np.array([len(g.vertices)], "<i4").tobytes(),
-            (g.vertices + 1).astype("<i4").tobytes(),
-            g.mean.astype("<f8").tobytes(),
-            np.array([g.frame, u.shape[0], u.shape[1]], "<i4").tobytes(),
-            (u if layout == "row" else u.T).astype("<f8").tobytes(),
-            np.array([g.rank, animation.frame_count], "<i4").tobytes(),
-            (g.coefficients if layout == "row" else g.coefficients.T).astype("<f8").tobytes(),
-        ]
-    with atomic_writes([path, obj]) as (memg_file, obj_file):  # both files, or neither
-        write_obj_to(obj_file, animation.mesh, vertices)
-        for part in parts:
-            memg_file.write(part)
-    return animation
-
-
-def _checked_transforms(animation):
-    """The (k, F, 4, 4) local frames to write: finite and invertible; one identity frame when
-    there are none, so that every timestep is held by data (the reader requires it)."""
-    transforms = animation.transforms
-    if not len(transforms) and animation.frame_count:
-        transforms = np.broadcast_to(np.eye(4), (1, animation.frame_count, 4, 4))
-    require_bounded(transforms, lambda k, t, *_: f"transform of local frame {k} at frame {t}")
-    singular = _first_singular(transforms)
-    if singular is not None:
-        k, t = np.unravel_index(singular[0], transforms.shape[:2])
-        raise ValueError(f"transform of local frame {k} at frame {t} is singular: cannot write it")
-    return transforms
