@@ -3,7 +3,8 @@
 ``read(path)`` / ``write(data, path)`` choose the format by extension; readers raise
 ``ParseError`` (a ValueError naming file, line or byte offset, and what was expected).
 ``resample(motion, fps)``, ``retarget(motion, skeleton)`` and ``auto_map(source, target)`` work on
-the model.
+the model; ``fill_gaps(markers)`` fills marker gaps, ``filter_markers(markers, cutoff)`` low-pass
+filters them without lag.
 """
 
 import importlib
@@ -12,7 +13,9 @@ from types import ModuleType
 from . import rotations
 from .bone_map import auto_map
 from .errors import ParseError
+from .filtering import filter_markers
 from .formats import read, write
+from .gaps import fill_gaps
 from .markers import Markers
 from .motion import Motion
 from .resample import resample
@@ -25,6 +28,8 @@ __all__ = [
     "ParseError",
     "Skeleton",
     "auto_map",
+    "fill_gaps",
+    "filter_markers",
     "read",
     "resample",
     "retarget",

@@ -3,12 +3,17 @@
 import collections
 import itertools
 import os
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from typing import TypeVar
+
+Item = TypeVar("Item")
+Result = TypeVar("Result")
 
 THREADS = min(4, os.cpu_count() or 1)
 
 
-def parallel_map(function, items):
+def parallel_map(function: Callable[[Item], Result], items: Iterable[Item]) -> Iterator[Result]:
     """function(item) for each item, in order, computed on up to THREADS threads; a generator, so
     results can be used (written, say) as they arrive. A single item runs in the calling thread."""
     items = list(items)
@@ -19,7 +24,9 @@ def parallel_map(function, items):
         yield from pool.map(function, items)
 
 
-def parallel_stream(function, items, ahead=2 * THREADS):
+def parallel_stream(
+    function: Callable[[Item], Result], items: Iterable[Item], ahead: int = 2 * THREADS
+) -> Iterator[Result]:
     """function(item) for each item, in order, computed on up to THREADS threads, like
     `parallel_map`, but `items` (any iterable, a generator reading a file, say) is drawn only as
     results are taken, at most `ahead` items in flight: a long stream keeps few items and results

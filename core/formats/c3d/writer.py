@@ -86,7 +86,7 @@ def _words(markers, missing, scale):
     word = np.zeros(missing.shape, np.float32)
     if markers.residuals is not None:
         residual = np.nan_to_num(np.asarray(markers.residuals, np.float64) / scale, nan=0.0)
-        word += np.clip(np.rint(residual), 0, 255)
+        word += np.maximum(np.clip(np.rint(residual), 0, 255), residual > 0)  # above 0 stays so (0: interpolated)
     if markers.camera_masks is not None:
         word += (markers.camera_masks & 0x7F).astype(np.float32) * 256
     word[missing] = -1
