@@ -130,6 +130,8 @@ def _parser():
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     parser.set_defaults(command=None, quiet=False, debug=False)
     commands = parser.add_subparsers(title="commands", metavar="COMMAND")
+    from .cleanup import add_fill, add_filter  # it uses this package's helpers: imported once they exist
+
     for add in (
         _add_info,
         _add_convert,
@@ -137,6 +139,8 @@ def _parser():
         _add_retarget,
         _add_preview,
         _add_rib,
+        add_fill,
+        add_filter,
         _add_batch,
     ):
         add(commands)
@@ -362,6 +366,7 @@ def _add_batch(commands):
             "mocap-io batch mocap/ out/ --to bvh,trc,pc2,obj --report report.json --report report.csv",
             "mocap-io batch mocap/ --report summary.csv                 (describe every file)",
             "mocap-io batch /shared/mocap /shared/out --to htr --scheduler tcp://10.0.0.5:8786",
+            "mocap-io batch takes/ clean/ --to c3d --fill auto --filter 6   (markers gap-filled, then filtered)",
         ],
         writes=True,
     )
@@ -386,6 +391,9 @@ def _add_batch(commands):
     sub.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1, help="worker processes (all cores)")
     sub.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="run on this Dask distributed scheduler")
     sub.add_argument("--force", action="store_true", help="convert even where the output is newer than the input")
+    from .cleanup import add_batch_options
+
+    add_batch_options(sub)
 
 
 def _version():

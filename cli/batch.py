@@ -30,6 +30,7 @@ from ..core.formats.obj import obj_beside
 from ..core.markers import Markers
 from ..core.mesh import Mesh
 from . import FILES_FAILED, OK, _exit_code, _message, files, workers
+from .cleanup import apply, operations
 from .errors import MissingDependency, UsageError
 from .files import KINDS
 from .progress import Progress
@@ -45,6 +46,7 @@ FIELDS = (
     "seconds",
     "message",
     "warnings",
+    "cleanup",
 )
 _REPORT = "mocap-io-report"  # default report name in the destination
 
@@ -121,9 +123,10 @@ def _known(path, status, message):
     return {"source": path, "status": status, "message": message}
 
 
-def plan(source, destination, targets, *, force=False, read_options=None, write_options=None):
+def plan(source, destination, targets, *, force=False, read_options=None, write_options=None, cleanup=None):
     """(tasks to run, outcomes already known) for every file under `source`: each task a dict
-    {source, output, read, write}; each file goes to the first target that holds its kind of data,
+    {source, output, read, write, cleanup} (`cleanup`: the markers' fill and filter, see
+    cleanup.operations); each file goes to the first target that holds its kind of data,
     else to the first it converts to (a motion's joint paths to .c3d or .trc). Known outcomes are
     the entries the walk hands to no reader (see `walk`), files whose kind no target holds ("skipped"),
     whose output is newer than every file it is made from ("up to date"), or whose output another
@@ -135,7 +138,7 @@ def plan(source, destination, targets, *, force=False, read_options=None, write_
     for path in inputs:
         kind = formats.reads(path)
         outcome = {"source": path, "kind": KINDS.get(kind)}
-        task = {"source": path, "output": None, "read": read_options, "write": write_options}
+        task = {"source": path, "output": None, "read": read_options, "write": write_options, "cleanup": cleanup}
         if targets is None or kind is None:  # described; a file no format reads (named alone) fails as it does there
             tasks.append(task)
             continue
@@ -200,6 +203,8 @@ def run_task(task):
                 files.make_folder(task["output"])
                 writer = formats.writer(task["output"])
                 written = files.fitted(data, task["output"])
+                if task.get("cleanup"):
+                    written = _cleaned(written, task["cleanup"], outcome)
                 writer(written, task["output"], **files.accepted(writer, task["write"])[0])
                 outcome["status"] = "converted"
         except Exception as error:  # a bad file is reported, never fatal
@@ -213,6 +218,18 @@ def run_task(task):
         outcome["declared_frames"] = max(declared)  # a lenient read: what the file declares
     outcome["seconds"] = round(time.perf_counter() - start, 6)
     return outcome
+
+
+def _cleaned(data, asked, outcome):
+    """Markers filled and filtered as `asked` (cleanup.operations), what was done in
+    outcome["cleanup"]; other kinds of data as they are, with a warning."""
+    if not isinstance(data, Markers):
+        kind = KINDS[files.kind_of(data)]
+        warnings.warn(f"--fill and --filter apply to markers: this {kind} is written as it is", stacklevel=2)
+        return data
+    data, done = apply(data, asked)
+    outcome["cleanup"] = "; ".join(done)
+    return data
 
 
 def _timing(data):
@@ -352,6 +369,7 @@ def command(args):
         force=args.force,
         read_options=files.read_options(args),
         write_options=files.write_options(args),
+        cleanup=operations(args),
     )
     outcomes = list(known)
     progress = Progress(len(tasks) + len(known), enabled=not args.quiet)
