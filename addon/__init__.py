@@ -3,23 +3,25 @@ Nothing here parses a file; nothing in core knows Blender.
 
 Scripts call the plain functions behind the operators: `import_bvh`, `export_bvh`, `import_memg`,
 `export_memg`, `import_famc`, `export_famc`, `import_asf`, `export_asf`, `import_htr`,
-`export_htr`, `import_markers` and `export_markers` (C3D and TRC), `retarget_armature` (see each
-for its options)."""
+`export_htr`, `import_markers` and `export_markers` (C3D and TRC), `clean_markers` (fill or
+filter imported markers), `retarget_armature` (see each for its options)."""
 
 import bpy
 
-from .to_blender.animated_mesh import import_famc
-from .to_blender.ensemble import import_memg
-from .to_blender.markers import import_markers
-from .to_blender.retarget import retarget_armature
-from .operators import asf, bvh, c3d, famc, htr, memg, retarget, trc
+from .from_blender.markers import export_markers
+from .from_blender.mesh import export_famc, export_memg
+from .operators import asf, bvh, c3d, cleanup, famc, htr, memg, retarget, trc
 from .operators.asf import export_asf, import_asf
 from .operators.bvh import export_bvh, import_bvh
 from .operators.htr import export_htr, import_htr
-from .from_blender.markers import export_markers
-from .from_blender.mesh import export_famc, export_memg
+from .to_blender.animated_mesh import import_famc
+from .to_blender.cleanup import clean_markers
+from .to_blender.ensemble import import_memg
+from .to_blender.markers import import_markers
+from .to_blender.retarget import retarget_armature
 
 __all__ = [
+    "clean_markers",
     "export_asf",
     "import_asf",
     "export_bvh",
@@ -36,7 +38,7 @@ __all__ = [
     "retarget_armature",
     "unregister",
 ]
-_MODULES = (bvh, asf, htr, memg, famc, c3d, trc, retarget)
+_MODULES = (bvh, asf, htr, memg, famc, c3d, trc, retarget, cleanup)
 
 
 def register():
