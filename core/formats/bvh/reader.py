@@ -50,7 +50,7 @@ def read_bvh(path, *, positions="replace", strict=True):
     table = parse_table(
         data, parser.channel_count, frames, path=path, first_line=first_line, start=block_start, strict=strict
     )
-    del data
+    del data, found  # (the match holds the file's bytes too)
     check_memory(
         path,
         len(table) * skeleton.joint_count * BYTES_PER_JOINT_FRAME,
