@@ -2,7 +2,7 @@
 that export can write it back: each joint's name as written (Blender cuts names to 63 bytes), its
 channel list as read, its OFFSET and End Sites exactly as printed (Blender keeps bones in single
 precision), and the Frame Time text; a marker's label as written and its place in the file, a
-marker file's rate.
+marker file's rate; the file a point cloud was imported from, and its axes and scale.
 
 The record is a JSON string in the custom property `mocap_io` of the armature data (joints), of
 the action (Frame Time) and of a marker's empty, its parent or a point cloud's object: users see
@@ -135,8 +135,19 @@ def remember(owner, **facts):
     """Store facts of an imported file on `owner` (JSON values): on a marker's empty its `label`
     as written and its `index` in the file; on the parent empty, point-cloud or animated mesh
     object the file's `rate` (a Fraction's text) and frames (take_facts) and, for a point cloud,
-    the `labels` of its vertices."""
+    the `labels` of its vertices, its `source` file (an absolute path) and the `axes` (3x3, file ->
+    Blender) and `scale` (metres per file unit) its positions were converted with."""
     owner[KEY] = json.dumps(facts)
+
+
+def recall_source(owner):
+    """(source file, the 3x3 matrix scale x axes) a point cloud was imported from and with, or None
+    without a record of them (imported before they were recorded)."""
+    facts = recall(owner)
+    try:
+        return str(facts["source"]), float(facts["scale"]) * np.asarray(facts["axes"], dtype=float).reshape(3, 3)
+    except (KeyError, TypeError, ValueError):
+        return None
 
 
 def recall(owner):

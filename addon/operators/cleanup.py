@@ -45,7 +45,8 @@ class _Clean:
 
 
 class FillGaps(bpy.types.Operator, _Clean):
-    """Fill the gaps of the selected marker sets (filled keys are of type Generated)"""
+    """Fill the gaps of the selected marker sets (filled keys are of type Generated; a point cloud is filled
+    from its file again, into a new cache)"""
 
     bl_idname = "mocap_io.fill_gaps"
     bl_label = "Fill Gaps"

@@ -7,13 +7,18 @@ the Dope Sheet and Graph Editor), so they stay told apart from the seen ones, th
 filtering too; a gap left stays a gap (constant key before it, hidden over it when the import
 keyed visibility).
 
-A point cloud keeps no gaps (a vertex holds its last seen position through one): it can be
-filtered, not filled. Its filtered positions go to a new .pc2 beside its cache, which its Mesh
-Cache modifier then plays: undo gives back the old file name, and the old file is still there.
+A point cloud's cache keeps no gaps (a vertex holds its last seen position through one): a fill
+reads the imported file again (its record names it, and the axes and scale of the import), fills
+it with core.fill_gaps and converts the filled frames as the import did (markers.cloud_positions);
+they replace those frames of the cache, everything else stays as the cache has it (held through a
+gap left, filtered if it was). A filter filters the cache as it is. Either way the new positions go
+to a new .pc2 beside the cache, which the cloud's Mesh Cache modifier then plays: undo gives back
+the old file name, and the old file is still there.
 """
 
 import os
 import warnings
+from typing import cast
 
 import bpy
 import numpy as np
@@ -24,6 +29,7 @@ from ...core.markers import Markers
 from ..common import compat, file_record, timing
 from ..from_blender.markers import _unkeyed
 from .animated_mesh import blend_path
+from .markers import cloud_positions
 
 OPERATIONS = ("FILL", "FILTER")
 _KEY_TYPES = {
@@ -39,7 +45,7 @@ def clean_markers(context, objects, operation, **options):
     core.filter_markers: cutoff, order) the marker sets that `objects` stand for (see marker_sets),
     in place; returns ([per set, "name: what was done"], [the core's warnings]). All or nothing:
     every set is read and cleaned, and every key checked, before anything changes; ValueError
-    when there is nothing to clean or a set cannot be cleaned so (a point cloud has no gaps to fill)."""
+    when there is nothing to clean or a set cannot be cleaned so (a point cloud's file gone, say)."""
     if operation not in OPERATIONS:
         raise ValueError(f"operation must be one of {', '.join(OPERATIONS)}, not {operation!r}")
     sets = marker_sets(objects)
@@ -51,9 +57,7 @@ def clean_markers(context, objects, operation, **options):
         try:
             for owner, empties in sets:
                 if empties is None:
-                    if operation == "FILL":
-                        raise ValueError(f"{owner.name}: a point cloud keeps no gaps to fill (import as empties)")
-                    change, summary = _filtered_cloud(context, owner, options, written)
+                    change, summary = _cleaned_cloud(context, owner, operation, options, written)
                 else:
                     change, summary = _cleaned_empties(context, owner, empties, operation, options)
                 changes.append(change)
@@ -192,24 +196,51 @@ def _cleaned_empties(context, owner, empties, operation, options):
     return change, summary
 
 
-def _filtered_cloud(context, obj, options, written):
-    """(a function that points the cloud's Mesh Cache at a new, filtered .pc2, what was done); the
-    new file is written here, beside the cache it replaces, and added to `written`."""
+def _cleaned_cloud(context, obj, operation, options, written):
+    """(a function that points the cloud's Mesh Cache at a new .pc2 of its cleaned positions, what
+    was done); the new file is written here, beside the cache it replaces (<cache>_filled1.pc2 or
+    <cache>_filtered1.pc2, then 2, ...), and added to `written`."""
     modifier = _cache_modifier(obj)
     path = bpy.path.abspath(modifier.filepath)
     positions, start, sampling = read_pc2(path)
-    take = timing.recorded_take(obj)
-    rate = float(take.rate) if take is not None and take.rate is not None else context.scene.render.fps
-    labels = [f"point{i + 1}" for i in range(positions.shape[1])]
-    filtered = core.filter_markers(Markers(labels, positions, rate), **options).positions
+    if operation == "FILL":
+        positions, summary = _filled_cloud(obj, positions, options)
+        suffix = "filled"
+    else:
+        take = timing.recorded_take(obj)
+        rate = float(take.rate) if take is not None and take.rate is not None else context.scene.render.fps
+        labels = [f"point{i + 1}" for i in range(positions.shape[1])]
+        positions = core.filter_markers(Markers(labels, positions, rate), **options).positions
+        summary = f"{positions.shape[1]} points filtered at {options.get('cutoff', 6.0):g} Hz"
+        suffix = "filtered"
     stem, number = os.path.splitext(path)[0], 1
-    while os.path.exists(f"{stem}_filtered{number}.pc2"):
+    while os.path.exists(f"{stem}_{suffix}{number}.pc2"):
         number += 1
-    new = f"{stem}_filtered{number}.pc2"
-    write_pc2(new, filtered, start, sampling)
+    new = f"{stem}_{suffix}{number}.pc2"
+    write_pc2(new, positions, start, sampling)
     written.append(new)
 
     def change():
         modifier.filepath = blend_path(new)
 
-    return change, f"{positions.shape[1]} points filtered at {options.get('cutoff', 6.0):g} Hz into {new}"
+    return change, f"{summary} into {new}"
+
+
+def _filled_cloud(obj, cache, options):
+    """(the cache's positions `cache` with the gaps of the cloud's file filled, the FillReport's
+    text): the file read again, filled, and its filled frames converted as the import did."""
+    source = file_record.recall_source(obj)
+    if source is None:
+        raise ValueError(f"{obj.name}: no record of the file it was imported from: import it again to fill its gaps")
+    path, convert = source
+    if not os.path.isfile(path):
+        raise ValueError(f"{obj.name}: its file {path} is gone: Fill Gaps reads it again")
+    markers = cast(Markers, core.read(path))  # a .c3d or .trc: markers
+    if markers.positions.shape[:2] != cache.shape[:2]:
+        raise ValueError(
+            f"{obj.name}: its file {path} no longer matches it: {markers.frame_count} frames of "
+            f"{markers.marker_count} markers, the cloud {len(cache)} frames of {cache.shape[1]}"
+        )
+    filled, report = core.fill_gaps(markers, **options)
+    now_seen = (filled.valid & ~markers.valid)[..., None]
+    return np.where(now_seen, cloud_positions(filled, convert), cache), str(report)

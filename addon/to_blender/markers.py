@@ -4,7 +4,9 @@ point-cloud mesh played from a .pc2 cache (`import_markers`, which scripts can c
 Gaps (frames where a marker was not seen) stay gaps: a marker's location is keyed on the frames
 where it was seen only, the key before a gap is constant (the marker holds still, no path is
 invented across the gap) and, by default, its viewport visibility is keyed off over the gap. The
-point cloud cannot leave a vertex out: a vertex holds its last seen position through a gap.
+point cloud cannot leave a vertex out: a vertex holds its last seen position through a gap; its
+record (file_record) names the file and the axes and scale it was converted with, so Fill Gaps can
+read the file again.
 """
 
 import contextlib
@@ -102,12 +104,20 @@ def build_markers(
             scale, note = _metres_per_unit(markers.units, units)
             if note:
                 messages.append(f"{name}: {note}")
-            convert = scale * file_axes(path, axis_forward, axis_up)
+            axes = file_axes(path, axis_forward, axis_up)
+            convert = scale * axes
             if representation == "POINT_CLOUD":
                 yield READING + (1 - READING) * done / max(total, 1), f"{name}: point cloud"
                 obj, cache = _point_cloud(context, markers, name, convert, frames, path, marker_size)
                 caches.append(cache)
-                file_record.remember(obj, labels=markers.names, **take_facts(frame_start, len(frames), rate, step))
+                file_record.remember(
+                    obj,
+                    labels=markers.names,
+                    source=os.path.abspath(path),
+                    axes=axes.tolist(),
+                    scale=scale,
+                    **take_facts(frame_start, len(frames), rate, step),
+                )
             else:
                 obj = _parent(context, name, marker_size)
                 file_record.remember(obj, **take_facts(frame_start, len(frames), rate, step))
@@ -225,13 +235,21 @@ def _held(valid):
     return np.where(last < 0, valid.argmax(axis=0), last)
 
 
-def _point_cloud(context, markers, name, convert, frames, path, size):
-    """The mesh object (a vertex per marker, named by a vertex group, a sphere instanced on each)
-    and (cache path, positions (F, M, 3) float32) for its .pc2, which the caller writes."""
+def cloud_positions(markers, convert):
+    """(F, M, 3) float32 positions of a point cloud's cache: each vertex at its marker's file
+    position times `convert` (file -> Blender), held through gaps (see _held; 0 where never seen).
+    A ValueError for positions beyond float32."""
     held = _held(markers.valid)
     positions = _to_blender(markers.positions[held, np.arange(markers.marker_count)], convert)
     positions[np.isnan(positions)] = 0.0  # markers never seen
     float32_flat(positions.reshape(-1, 3), "position (frame x marker)")  # refuses beyond float32
+    return positions
+
+
+def _point_cloud(context, markers, name, convert, frames, path, size):
+    """The mesh object (a vertex per marker, named by a vertex group, a sphere instanced on each)
+    and (cache path, positions (F, M, 3) float32) for its .pc2, which the caller writes."""
+    positions = cloud_positions(markers, convert)
     mesh = bpy.data.meshes.new(name)
     mesh.vertices.add(markers.marker_count)
     mesh.vertices.foreach_set("co", positions[0].ravel() if len(positions) else np.zeros(3 * markers.marker_count))

@@ -1,13 +1,16 @@
 """Fill Gaps and Filter on imported markers in Blender (mocap_io.fill_gaps, mocap_io.filter_markers):
 the keys become the core's fill_gaps and filter_markers of the take, filled keys are GENERATED,
-gaps left stay gaps (constant key, hidden), undo gives the keys back, errors change nothing."""
+gaps left stay gaps (constant key, hidden), undo gives the keys back, errors change nothing; a
+point cloud is filled from its file again, and filtered, into a new cache."""
+
+import re
 
 import numpy as np
 import pytest
 
 from blender_scene import bpy, fresh_scene
 from mocap_io import core
-from mocap_io.addon import import_markers
+from mocap_io.addon import clean_markers, import_markers
 from mocap_io.addon.common import compat
 from mocap_io.core.markers import Markers
 
@@ -129,22 +132,47 @@ def test_errors_change_nothing(tmp_path):
         bpy.ops.mocap_io.fill_gaps()
 
 
-def test_a_point_cloud_is_filtered_into_a_new_cache_and_cannot_be_filled(tmp_path):
-    path = take_file(tmp_path)
+def point_cloud(path):
+    """(the point cloud of an import of `path` from an empty scene, selected; its cache's path)."""
     fresh_scene()
     (cloud,), _ = import_markers(bpy.context, [str(path)], representation="POINT_CLOUD")
-    modifier = cloud.modifiers["Markers"]
-    old = bpy.path.abspath(modifier.filepath)
-    with pytest.raises(RuntimeError, match="a point cloud keeps no gaps to fill"):
-        bpy.ops.mocap_io.fill_gaps()
+    return cloud, bpy.path.abspath(cloud.modifiers["Markers"].filepath)
+
+
+def test_a_point_cloud_is_filled_from_its_file_into_a_new_cache_then_filtered(tmp_path):
+    path = take_file(tmp_path)
+    cloud, old = point_cloud(path)
+    expected, report = core.fill_gaps(core.read(path))
+    done, warned = clean_markers(bpy.context, [cloud], "FILL")
+    new = bpy.path.abspath(cloud.modifiers["Markers"].filepath)
+    assert new == old[:-4] + "_filled1.pc2" and done == [f"take: {report} into {new}"] and not warned
+    assert str(report).startswith("1 gap filled (") and ", 1 left: longer than max_gap" in str(report)
+    before, filled = core.formats.pc2.read_pc2(old)[0], core.formats.pc2.read_pc2(new)[0]
+    np.testing.assert_allclose(filled[50:58, 0], expected.positions[50:58, 0] * 0.001, rtol=0, atol=1e-6)
+    seen = np.ones(filled.shape[:2], dtype=bool)
+    seen[50:58, 0] = False
+    np.testing.assert_array_equal(filled[seen], before[seen])  # seen frames, and "b" held through its gap
+    np.testing.assert_array_equal(filled[60:100, 1], np.broadcast_to(before[59, 1], (40, 3)))
+    # a filter then filters the filled cache
     assert bpy.ops.mocap_io.filter_markers(cutoff=10.0) == {"FINISHED"}
-    new = bpy.path.abspath(modifier.filepath)
-    assert new != old and new.endswith("_filtered1.pc2")
-    positions = core.formats.pc2.read_pc2(old)[0]
-    expected = core.filter_markers(Markers(list("abcde"), positions, 100.0), 10.0).positions
-    np.testing.assert_array_equal(core.formats.pc2.read_pc2(new)[0], expected)
-    for cache in (old, new):
-        (tmp_path / cache).unlink()
+    last = bpy.path.abspath(cloud.modifiers["Markers"].filepath)
+    assert last == new[:-4] + "_filtered1.pc2"
+    smooth = core.filter_markers(Markers(list("abcde"), filled, 100.0), 10.0).positions
+    np.testing.assert_array_equal(core.formats.pc2.read_pc2(last)[0], smooth)
+
+
+def test_a_point_cloud_whose_file_is_gone_or_changed_is_left_as_it_is(tmp_path):
+    path = take_file(tmp_path)
+    cloud, old = point_cloud(path)
+    caches = sorted((tmp_path / "mocap_io_cache").iterdir())
+    path.rename(tmp_path / "moved.c3d")
+    with pytest.raises(RuntimeError, match=re.escape(f"take: its file {path} is gone")):
+        bpy.ops.mocap_io.fill_gaps()
+    take_file(tmp_path, frames=100)  # another take in its place
+    with pytest.raises(RuntimeError, match="no longer matches it: 100 frames of 5 markers, the cloud 120 frames"):
+        bpy.ops.mocap_io.fill_gaps()
+    assert bpy.path.abspath(cloud.modifiers["Markers"].filepath) == old
+    assert sorted((tmp_path / "mocap_io_cache").iterdir()) == caches
 
 
 def test_the_panel_draws_both_operators():
