@@ -13,8 +13,6 @@ import warnings
 
 import numpy as np
 
-from .markers import Markers
-
 _BLOCK = 32  # samples per block of the blocked recursion (see _System.run); benchmarks/bench_filter.py
 _GROUP = 16  # blocks per group, one level up (see _System.starts)
 _CHUNK = 1 << 22  # values per stretch of a pass (see _System.run): its work arrays stay small
@@ -183,20 +181,7 @@ def filter_markers(markers, cutoff=6.0, order=4, *, analog_cutoff=None):
         positions[start:stop, columns] = system.filtered(values.reshape(stop - start, -1)).reshape(values.shape)
     if short:
         _warn_short(markers, short, edge)
-    return Markers(
-        markers.names,
-        positions,
-        markers.rate,
-        units=markers.units,
-        first_frame=markers.first_frame,
-        residuals=markers.residuals,
-        camera_masks=markers.camera_masks,
-        descriptions=markers.descriptions,
-        analog=analog,
-        events=markers.events,
-        parameters=markers.parameters,
-        metadata=dict(markers.metadata),
-    )
+    return markers.replace(positions=positions, analog=analog)
 
 
 def _runs(valid):

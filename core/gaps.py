@@ -8,8 +8,6 @@ import dataclasses
 
 import numpy as np
 
-from .markers import Markers
-
 MAX_GAP = 0.25  # seconds: the longest gap fill_gaps fills by default
 METHODS = ("auto", "rigid", "pattern", "spline")
 RIGID_DONORS = 3, 4  # markers a rigid fill fits: at least, at most (weighted: the most rigid count most)
@@ -115,21 +113,11 @@ def fill_gaps(markers, method="auto", max_gap=MAX_GAP, donors=None):
         Gap(int(m), markers.names[m], int(a), int(b), u or method, r)
         for m, a, b, u, r in zip(marker, start, stop, used, reason, strict=True)
     ]
-    result = Markers(
-        markers.names,
-        positions.astype(markers.positions.dtype),
-        markers.rate,
-        units=markers.units,
-        first_frame=markers.first_frame,
+    masks = markers.camera_masks
+    result = markers.replace(
+        positions=positions.astype(markers.positions.dtype),
         residuals=residuals,
-        camera_masks=None
-        if markers.camera_masks is None
-        else np.where(filled, 0, markers.camera_masks).astype(np.uint8),
-        descriptions=markers.descriptions,
-        analog=markers.analog,
-        events=markers.events,
-        parameters=markers.parameters,
-        metadata=dict(markers.metadata),
+        camera_masks=None if masks is None else np.where(filled, 0, masks).astype(np.uint8),
     )
     return result, FillReport([g for g in gaps if not g.reason], [g for g in gaps if g.reason])
 

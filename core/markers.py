@@ -3,6 +3,7 @@ the file's parameters as read."""
 
 import dataclasses
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -207,6 +208,33 @@ class Markers:
         if abs(ratio - round(ratio)) > 1e-6 * ratio or round(ratio) < 1:
             raise ValueError(f"analog rate {self.analog.rate:g} is not a multiple of the marker rate {self.rate:g}")
         return round(ratio)
+
+    def replace(self, **changes: Any) -> "Markers":
+        """A new Markers with the given fields changed and every other as here (arrays shared, not
+        copied; `metadata` a shallow copy): what a cleaning or resampling step returns.
+
+        Parameters
+        ----------
+        **changes
+            Constructor arguments (``positions=``, ``rate=``, ``residuals=``, ...).
+
+        Returns
+        -------
+        Markers
+        """
+        fields = {
+            "units": self.units,
+            "first_frame": self.first_frame,
+            "residuals": self.residuals,
+            "camera_masks": self.camera_masks,
+            "descriptions": self.descriptions,
+            "analog": self.analog,
+            "events": self.events,
+            "parameters": self.parameters,
+            "metadata": dict(self.metadata),
+        } | changes
+        names, positions, rate = (fields.pop(key, getattr(self, key)) for key in ("names", "positions", "rate"))
+        return Markers(names, positions, rate, **fields)
 
     def require_writable(self) -> None:
         """Refuse what a reader would refuse; writers call this before they open their output.

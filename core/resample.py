@@ -10,7 +10,7 @@ from numpy.typing import ArrayLike
 
 from . import rotations
 from .frame_rate import stands_for
-from .markers import Analog, Markers
+from .markers import Analog
 from .motion import Motion
 
 _COINCIDENT = 1e-9  # seconds: an output time this close to a source frame takes that frame as it is
@@ -168,18 +168,13 @@ def resample_markers(markers, fps=None, *, start=None, end=None, loop=False, tra
     metadata = dict(markers.metadata)
     if "start_time" in metadata:  # TRC: the first row's time
         metadata["start_time"] = metadata["start_time"] + out_times[0] - keys[0]
-    return Markers(
-        markers.names,
-        positions,
-        out_fps,
-        units=markers.units,
+    return markers.replace(
+        positions=positions,
+        rate=out_fps,
         first_frame=1 + int(np.rint(out_times[0] * out_fps)),
         residuals=residuals,
         camera_masks=camera_masks,
-        descriptions=markers.descriptions,
         analog=_resampled_analog(markers.analog, keys[0], out_times, out_fps, loop),
-        events=markers.events,
-        parameters=markers.parameters,
         metadata=metadata,
     )
 
