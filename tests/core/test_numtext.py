@@ -95,7 +95,7 @@ def test_fast_parse_is_exact(seed):
     assert np.array_equal(fast.view(np.int64), expected.view(np.int64))  # same bits, -0.0 included
     chunked = numtext._CHUNK
     try:
-        numtext._CHUNK = 1000  # many chunks, parsed in parallel
+        numtext._CHUNK = 1000, 1000  # many chunks, parsed in parallel
         assert np.array_equal(numtext._decimal_table(block, columns).view(np.int64), expected.view(np.int64))
     finally:
         numtext._CHUNK = chunked
@@ -198,7 +198,7 @@ def test_point_path_is_exact_and_declines_to_the_general_path(seed, monkeypatch)
     block = "".join(lines).encode()
     expected = np.array([float(t) for t in tokens]).reshape(-1, columns)
     for chunk in (1 << 19, 3000, 200):
-        monkeypatch.setattr(numtext, "_CHUNK", chunk)
+        monkeypatch.setattr(numtext, "_CHUNK", (chunk, chunk))
         for result in (numtext._decimal_table(block, columns), numtext.parse_numbers(block).reshape(-1, columns)):
             assert result is not None
             assert np.array_equal(result.view(np.int64), expected.view(np.int64))
