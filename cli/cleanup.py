@@ -30,8 +30,7 @@ def add_fill(commands):
         ],
         writes=True,
     )
-    sub.add_argument("input", help="a .c3d or .trc ('-': standard input, with --from)")
-    sub.add_argument("output", help="a .c3d or .trc ('-': standard output, with --to)")
+    _marker_files(sub)
     sub.add_argument(
         "--method",
         choices=METHODS,
@@ -56,8 +55,7 @@ def add_filter(commands):
         ],
         writes=True,
     )
-    sub.add_argument("input", help="a .c3d or .trc ('-': standard input, with --from)")
-    sub.add_argument("output", help="a .c3d or .trc ('-': standard output, with --to)")
+    _marker_files(sub)
     sub.add_argument(
         "--cutoff", type=_positive, required=True, metavar="HZ", help="-3 dB frequency of one pass (below rate / 2)"
     )
@@ -71,6 +69,12 @@ def add_batch_options(sub):
     _max_gap_option(group, argparse.SUPPRESS)
     group.add_argument("--filter", dest="cutoff", type=_positive, metavar="HZ", help="low-pass filter at HZ")
     _filter_options(group, None)
+
+
+def _marker_files(sub):
+    """The input and output arguments of fill and filter."""
+    sub.add_argument("input", help="a .c3d or .trc ('-': standard input, with --from)")
+    sub.add_argument("output", help="a .c3d or .trc ('-': standard output, with --to)")
 
 
 def _max_gap_option(group, default: float | str = MAX_GAP):

@@ -17,10 +17,16 @@ BLEND_RELATIVE = (
     if "is_path_supports_blend_relative" in bpy.types.Property.bl_rna.properties
     else set()
 )
-_INTERPOLATION = {
-    item.identifier: item.value
-    for item in bpy.types.Keyframe.bl_rna.properties["interpolation"].enum_items  # pyright: ignore[reportAttributeAccessIssue]
-}
+
+
+def _keyframe_values(name):
+    """{identifier: value} of a Keyframe enum property: the numbers foreach_get and foreach_set use."""
+    enum = bpy.types.Keyframe.bl_rna.properties[name]
+    return {item.identifier: item.value for item in enum.enum_items}  # pyright: ignore[reportAttributeAccessIssue]
+
+
+INTERPOLATIONS = _keyframe_values("interpolation")  # Keyframe.interpolation: "LINEAR", "CONSTANT", ...
+KEY_TYPES = _keyframe_values("type")  # Keyframe.type: "KEYFRAME", "GENERATED", ...
 
 
 def new_action(owner, name):
@@ -96,7 +102,7 @@ def key_points(frames, values, labels):
 def interpolations(count, kind="LINEAR"):
     """(count,) of the Keyframe.interpolation value of `kind`, for add_curve (one array serves many
     curves): uint8, as Blender stores it, so foreach_set copies it directly."""
-    return np.full(count, _INTERPOLATION[kind], dtype=np.uint8)
+    return np.full(count, INTERPOLATIONS[kind], dtype=np.uint8)
 
 
 def add_curve(fcurves, data_path, index, group, co, interpolation):
@@ -144,7 +150,7 @@ def sample(curve, frames, default):
     plain = not curve.modifiers
     if plain and len(keys) == len(frames) and np.array_equal(keys, frames):
         return values
-    linear, constant = _INTERPOLATION["LINEAR"], _INTERPOLATION["CONSTANT"]
+    linear, constant = INTERPOLATIONS["LINEAR"], INTERPOLATIONS["CONSTANT"]
     if plain and curve.extrapolation == "CONSTANT" and ((kinds[:-1] == linear) | (kinds[:-1] == constant)).all():
         before = np.clip(np.searchsorted(keys, frames, side="right") - 1, 0, len(keys) - 1)
         return np.where(kinds[before] == constant, values[before], np.interp(frames, keys, values))

@@ -28,7 +28,6 @@ _STILL_ORIGIN = {
     "delta_scale",
     "empty_display_size",
 }
-_CONSTANT = compat.interpolations(1, "CONSTANT")[0]
 
 
 def export_markers(
@@ -141,7 +140,7 @@ def _empty_points(context, empties, frames):
     for m, obj in enumerate(empties):
         curves = {(c.data_path, c.array_index): c for c in compat.action_fcurves(obj)}
         if "label" in records[m]:  # an imported marker: unkeyed spans are gaps
-            hidden[m] = _unkeyed(curves.get(("location", 0)), frames)
+            hidden[m] = unkeyed_frames(curves.get(("location", 0)), frames)
         if not _keys_place(obj, curves):
             stepped.append(m)
             continue
@@ -195,7 +194,7 @@ def _stepped(context, empties, frames):
     return positions.swapaxes(0, 1), shown.T
 
 
-def _unkeyed(curve, frames):
+def unkeyed_frames(curve, frames):
     """(F,) whether each frame lies where an imported marker's location is unkeyed: before its
     first key, after its last, or after a constant key and before the next."""
     if curve is None or not len(curve.keyframe_points):
@@ -203,5 +202,5 @@ def _unkeyed(curve, frames):
     keys, _, kinds = compat.key_arrays(curve)
     before = np.searchsorted(keys, frames, side="right") - 1
     at = np.clip(before, 0, None)
-    held = (before < len(keys) - 1) & (kinds[at] == _CONSTANT) & (frames > keys[at])
+    held = (before < len(keys) - 1) & (kinds[at] == compat.INTERPOLATIONS["CONSTANT"]) & (frames > keys[at])
     return (frames < keys[0]) | (frames > keys[-1]) | held

@@ -27,17 +27,12 @@ from ... import core
 from ...core.formats.pc2 import read_pc2, write_pc2
 from ...core.markers import Markers
 from ..common import compat, file_record, timing
-from ..from_blender.markers import _unkeyed
+from ..from_blender.markers import unkeyed_frames
 from .animated_mesh import blend_path
 from .markers import cloud_positions
 
 OPERATIONS = ("FILL", "FILTER")
-_KEY_TYPES = {
-    item.identifier: item.value
-    for item in bpy.types.Keyframe.bl_rna.properties["type"].enum_items  # pyright: ignore[reportAttributeAccessIssue]
-}
-_FILLED = _KEY_TYPES["GENERATED"]
-_CONSTANT = compat.interpolations(1, "CONSTANT")[0]
+_FILLED = compat.KEY_TYPES["GENERATED"]  # the keyframe type of filled keys
 
 
 def clean_markers(context, objects, operation, **options):
@@ -127,7 +122,7 @@ class _Keys:
         first = self.location[0]
         if first is None or not len(first.keyframe_points) or any(c is None for c in self.location):
             return  # never seen
-        gaps = _unkeyed(first, frames)
+        gaps = unkeyed_frames(first, frames)
         if self.hide is not None:
             gaps |= compat.sample(self.hide, frames, obj.hide_viewport) > 0.5
         values = np.stack([compat.sample(c, frames, obj.location[i]) for i, c in enumerate(self.location)], axis=1)
@@ -148,8 +143,8 @@ class _Keys:
         name = self.obj.name
         co = compat.key_points(self.frames[seen], values[seen], [f"{name}: location[{i}]" for i in range(3)])
         kinds = compat.interpolations(len(seen))
-        kinds[np.flatnonzero(np.diff(seen) > 1)] = _CONSTANT  # no path across a gap
-        types = np.where(filled[seen], _FILLED, _KEY_TYPES["KEYFRAME"]).astype(np.uint8)
+        kinds[np.flatnonzero(np.diff(seen) > 1)] = compat.INTERPOLATIONS["CONSTANT"]  # no path across a gap
+        types = np.where(filled[seen], _FILLED, compat.KEY_TYPES["KEYFRAME"]).astype(np.uint8)
         hidden = np.isnan(values[:, 0])
         changes = np.flatnonzero(np.r_[True, hidden[1:] != hidden[:-1]])
         hide = compat.key_points(self.frames[changes], hidden[changes], [f"{name}: hide_viewport"])[0]
