@@ -5,6 +5,7 @@ grows meanwhile is an error, not a read that never ends); a text file's byte-ord
 import errno
 import os
 import stat
+import threading
 
 from .errors import ParseError
 
@@ -59,6 +60,7 @@ class Bounded:
     def __init__(self, file, path):
         self._file, self._path = file, path
         self.size = self._left = os.fstat(file.fileno()).st_size
+        self._lock = threading.Lock()
 
     def read(self, count=-1):
         whole = count is None or count < 0 or count >= self._left
@@ -76,6 +78,34 @@ class Bounded:
         if whole:
             self._check_end()
         return count
+
+    def read_at(self, buffer, offset):
+        """Read into `buffer` the bytes from `offset` on, none past the size: the count read (fewer
+        only if the file shrank). Any thread may call it, each with its own buffer; it does not
+        move the position `read` reads from. A read up to the size checks, as `read` does, that
+        nothing follows."""
+        view = memoryview(buffer).cast("B")[: max(0, self.size - offset)]
+        done = 0
+        while done < len(view):
+            count = self._read_at(view[done:], offset + done)
+            if not count:
+                break
+            done += count
+        if done and offset + done == self.size and self._read_at(memoryview(bytearray(1)), self.size):
+            raise ParseError(
+                self._path, f"the file grew past its {self.size} bytes while it was read", offset=self.size
+            )
+        return done
+
+    def _read_at(self, view, offset):
+        if hasattr(os, "preadv"):
+            return os.preadv(self._file.fileno(), [view], offset)
+        with self._lock:  # (Windows) through the file's one position, put back after
+            position = self._file.tell()
+            self._file.seek(offset)
+            count = self._file.readinto(view)
+            self._file.seek(position)
+            return count
 
     def fileno(self):
         return self._file.fileno()

@@ -16,6 +16,7 @@ import warnings
 import numpy as np
 
 from .errors import FrameCountWarning, ParseError, beyond, first_beyond
+from .inputs import Bounded
 from .parallel import THREADS, parallel_map
 
 _LONE_CR = re.compile(rb"\r(?!\n)")
@@ -56,23 +57,27 @@ def decode_text(data):
         return data.decode("latin-1")
 
 
-def parse_table(block, columns, rows, *, path, first_line, start=0, strict=True, what="frame", end="file"):
+def parse_table(block, columns, rows, *, path, first_line, start=0, strict=True, what="frame", end="file", scale=None):
     """Parse `block` (bytes, LF or CRLF line ends) from byte `start` on into a (rows, columns) float
-    array (a start spares a copy of a large file's table when its header is cut off).
+    array (a start spares a copy of a large file's table when its header is cut off). `block` may
+    also be an input file (`inputs.Bounded`) whose table runs from byte `start` to its end: the
+    parsing threads read it a chunk at a time, so its bytes are never all in memory (the general
+    path below reads them all).
 
     `first_line` is the file line number of the table's first line. Blank lines are skipped. Every
     non-blank line must hold exactly `columns` finite numbers of magnitude at most errors.LARGEST,
     and there must be exactly `rows` lines. With strict=False a short or long table, or an
     incomplete last line, is accepted with a warning (the rows present are kept). Anything else
     raises ParseError naming the line. `what` names a row in messages, `end` what ends with the
-    block ("file", "block [Hips]").
+    block ("file", "block [Hips]"). `scale` (a number per column) multiplies the columns once their
+    numbers are checked (each chunk's while it is in cache: degrees to radians, say).
     """
-    table = _decimal_table(block, columns, start) if columns else None
-    bad = None
-    if table is not None and (block.find(b"e", start) >= 0 or block.find(b"E", start) >= 0):
-        bad = first_beyond(table)  # (without exponents, the fast path's numbers have 8 integer digits at most)
-    if table is None:  # the general paths, and messages, read a copy of the table alone
-        block, start = block[start:], 0
+    source = _File(block, start) if isinstance(block, Bounded) else _Memory(block, start)
+    found = _decimal_table(source, columns, scale) if columns else None
+    if found is not None:
+        table, bad = found
+    else:  # the general paths, and messages, read a copy of the table alone
+        block = source.rest()
         if columns == 0:
             return _no_values(block, rows, path, first_line, what)
         try:
@@ -86,11 +91,13 @@ def parse_table(block, columns, rows, *, path, first_line, start=0, strict=True,
         except ValueError:
             table = _scan(block, columns, path, first_line, strict, what)
         bad = first_beyond(table)
+        if bad is None and scale is not None:
+            table *= scale
     if bad is not None:  # a number too large for what it feeds (products, sums over joints)
         shown = beyond(f"value {bad[1] + 1} of this {what} line", table[bad])
-        raise ParseError(path, shown, line=first_line + line_of_row(block[start:], bad[0]))
+        raise ParseError(path, shown, line=first_line + line_of_row(source.rest(), bad[0]))
     if len(table) != rows:
-        last = first_line + line_of_row(block[start:], min(len(table), rows))
+        last = first_line + line_of_row(source.rest(), min(len(table), rows))
         if len(table) < rows:
             what_happened = f"{end} ends after {len(table)} of the {rows} {what}s declared"
         else:
@@ -106,6 +113,160 @@ def parse_table(block, columns, rows, *, path, first_line, start=0, strict=True,
             stacklevel=3,
         )
     return table
+
+
+class _Memory:
+    """A table in memory: the bytes `block` from `start` on."""
+
+    def __init__(self, block, start):
+        self.block, self.start, self.stop = block, start, len(block)
+
+    def rest(self):
+        """The table's bytes."""
+        return self.block[self.start :]
+
+    def chunks(self, step):
+        """(start, end) of chunks of whole lines of about `step` bytes."""
+        bounds, start = [], self.start
+        while start < self.stop:
+            end = self.block.find(b"\n", start + step)
+            end = self.stop if end < 0 else end + 1
+            bounds.append((start, end))
+            start = end
+        return bounds
+
+    def tokens(self, bound, pool):
+        """The number of tokens of the chunk `bound` (start, end)."""
+        return _tokens(np.frombuffer(memoryview(self.block)[bound[0] : bound[1]], dtype=np.uint8), pool)
+
+    def fill(self, bound, into):
+        """Copy the chunk `bound` into `into` (a memoryview of its size); False if it is not all there."""
+        into[:] = memoryview(self.block)[bound[0] : bound[1]]
+        return True
+
+
+class _File:
+    """A table in an input file (`inputs.Bounded`) from byte `start` to its end, its chunks read
+    by the parsing threads (the methods of `_Memory`)."""
+
+    _LOOK = 1 << 16  # bytes read at a time to find a line's end
+
+    def __init__(self, file, start):
+        self.file, self.start, self.stop = file, start, file.size
+        self._rest = None
+
+    def rest(self):
+        if self._rest is None:  # (old Mac line ends were found in the header, not here: none to change)
+            rest = bytearray(self.stop - self.start)
+            del rest[self.file.read_at(rest, self.start) :]
+            self._rest = bytes(rest)
+        return self._rest
+
+    def chunks(self, step):
+        bounds, start, look = [], self.start, bytearray(self._LOOK)
+        while start < self.stop:
+            end = start + step
+            while end < self.stop:  # on to the end of the line at start + step
+                count = self.file.read_at(look, end)
+                newline = look.find(b"\n", 0, count)
+                end += count if newline < 0 else newline + 1
+                if newline >= 0 or not count:
+                    break
+            end = min(end, self.stop)
+            bounds.append((start, end))
+            start = end
+        return bounds
+
+    def tokens(self, bound, pool):
+        size = bound[1] - bound[0]
+        raw, text = _text(pool, size)
+        if not self.fill(bound, memoryview(raw)[8 : 8 + size]):
+            return -1
+        return _tokens(text[8:-17], pool)
+
+    def fill(self, bound, into):
+        return self.file.read_at(into, bound[0]) == len(into)
+
+
+def _decimal_table(source, columns, scale=None):
+    """The fast path of `parse_table`: decimals ([+-]digits[.digits][e[+-]ddd], at most 8 digits
+    before the point and 16 after) in whole rows of `columns` (any number per line when None, as one
+    flat array) of `source` (`_Memory` or `_File`), and the index of the first beyond
+    errors.LARGEST (or None), the values multiplied by `scale` (per column) if given; or None for
+    anything else (longer numbers, powers beyond 1e22, bad tokens or rows), which the general path
+    reads or reports.
+
+    Exact: each number is the integer of its digits (< 2**53) divided or multiplied by a power of
+    ten up to 1e22, all exact in float64, and IEEE division and multiplication round the exact
+    result once: the correctly rounded value, as strtod gives (Clinger's fast path). Chunks of
+    lines parse in parallel (numpy releases the GIL), each into its own rows of one output array
+    (its size known from a first pass counting the tokens), with work arrays kept per thread (no
+    fresh pages to fault in for each chunk). A chunk of the usual numbers only (a point in each,
+    few digits) is read around the points (`_point_values`), any other by `_decimal_values`.
+    """
+    bounds = source.chunks(_chunk(source.stop - source.start))
+    if not bounds:
+        return None
+    pool = threading.local()  # each thread's work arrays, for this call only
+    width = columns or 1
+    if len(bounds) == 1:
+        found = _chunk_values(source, bounds[0], columns, None, None, scale, pool)
+        if found is None:
+            return None
+        values, bad = found
+    else:
+        tokens = list(parallel_map(lambda bound: source.tokens(bound, pool), bounds))
+        if min(tokens) < 0 or any(count % width for count in tokens):
+            return None
+        offsets = np.cumsum([0, *tokens])
+        values = np.empty(offsets[-1])
+        chunks = range(len(bounds))
+        parts = list(
+            parallel_map(
+                lambda i: _chunk_values(
+                    source, bounds[i], columns, tokens[i], values[offsets[i] : offsets[i + 1]], scale, pool
+                ),
+                chunks,
+            )
+        )
+        bad = None
+        for offset, part in zip(offsets, parts):
+            if part is None:
+                return None
+            if part[1] is not None and bad is None:
+                bad = part[1][0] + offset // width, part[1][1]
+    if columns is None:
+        return values, bad
+    return values.reshape(-1, columns), bad
+
+
+def _chunk_values(source, bound, columns, tokens, out, scale, pool):
+    """The values of one chunk of `source` (`bound`: its (start, end)) and the (row, column) of
+    its first number beyond errors.LARGEST (or None); None if the fast path cannot read it."""
+    size = bound[1] - bound[0]
+    raw, text = _text(pool, size)
+    if not source.fill(bound, memoryview(raw)[8 : 8 + size]):
+        return None
+    found = _decimal_rows(raw, text, columns, tokens, out, pool)
+    if found is None:
+        return None
+    values, exponents = found
+    rows = values.reshape(-1, columns or 1)
+    bad = first_beyond(rows) if exponents else None  # (without, the numbers have 8 integer digits at most)
+    if scale is not None:
+        rows *= scale
+    return values, bad
+
+
+def _text(pool, size):
+    """This thread's chunk buffer for `size` bytes: a bytearray and its uint8 array, 8 spaces
+    before the chunk and 17 after (each number's words stay inside)."""
+    raw = getattr(pool, "raw", None)
+    if raw is None or len(raw) < size + 25:
+        raw = pool.raw = bytearray(size + size // 4 + 25)
+    raw[:8] = b" " * 8
+    raw[size + 8 : size + 25] = b" " * 17
+    return raw, np.frombuffer(raw, dtype=np.uint8, count=size + 25)
 
 
 def _no_values(block, rows, path, first_line, what):
@@ -142,7 +303,8 @@ def parse_numbers(block):
 
     The fast path of `parse_table` without its rows, else numpy's tokenizer over one token per line.
     """
-    values = _decimal_table(block, None)
+    found = _decimal_table(_Memory(block, 0), None)
+    values = None if found is None else found[0]
     if values is None:
         try:
             with warnings.catch_warnings():
@@ -183,54 +345,8 @@ def decimal_values(text, starts, ends):
     return np.concatenate(found) if found else np.zeros(0)
 
 
-def _decimal_table(block, columns, start=0):
-    """The fast path of `parse_table`: decimals ([+-]digits[.digits][e[+-]ddd], at most 8 digits
-    before the point and 16 after) in whole rows of `columns` (any number per line when None, as one
-    flat array), or None for anything else (longer numbers, powers beyond 1e22, bad tokens or rows),
-    which the general path reads or reports.
-
-    Exact: each number is the integer of its digits (< 2**53) divided or multiplied by a power of
-    ten up to 1e22, all exact in float64, and IEEE division and multiplication round the exact
-    result once: the correctly rounded value, as strtod gives (Clinger's fast path). Chunks of
-    lines parse in parallel (numpy releases the GIL), each into its own rows of one output array
-    (its size known from a first pass counting the tokens), with work arrays kept per thread (no
-    fresh pages to fault in for each chunk). A chunk of the usual numbers only (a point in each,
-    few digits) is read around the points (`_point_values`), any other by `_decimal_values`.
-    """
-    view = memoryview(block)
-    bounds, step = [], _chunk(len(view) - start)
-    while start < len(view):
-        end = block.find(b"\n", start + step)
-        end = len(view) if end < 0 else end + 1
-        bounds.append((start, end))
-        start = end
-    if not bounds:
-        return None
-    pool = threading.local()  # each thread's work arrays, for this call only
-    if len(bounds) == 1:
-        ((start, end),) = bounds
-        values = _decimal_rows(block, start, end, columns, None, None, pool)
-    else:
-        tokens = list(parallel_map(lambda b: _tokens(view[b[0] : b[1]], pool), bounds))
-        offsets = np.cumsum([0, *tokens])
-        values = np.empty(offsets[-1])
-        chunks = range(len(bounds))
-        slots = [values[offsets[i] : offsets[i + 1]] for i in chunks]
-        parts = list(
-            parallel_map(
-                lambda i: _decimal_rows(block, bounds[i][0], bounds[i][1], columns, tokens[i], slots[i], pool), chunks
-            )
-        )
-        if any(part is None for part in parts):
-            return None
-    if values is None or columns is None:
-        return values
-    return values.reshape(-1, columns)
-
-
-def _tokens(chunk, pool) -> int:
-    """The number of tokens (runs of bytes above the space) of `chunk`."""
-    text = np.frombuffer(chunk, dtype=np.uint8)
+def _tokens(text, pool) -> int:
+    """The number of tokens (runs of bytes above the space) of `text` (a uint8 array)."""
     space = np.less_equal(text, 32, out=_work(pool, "space", text.shape, np.bool_))
     starts = np.greater(space[:-1], space[1:], out=_work(pool, "flags", (len(text) - 1,), np.bool_))
     return np.count_nonzero(starts) + bool(len(text) and not space[0])
@@ -246,46 +362,62 @@ def _work(pool, name, shape, dtype) -> np.ndarray:
     return array[:size].reshape(shape)
 
 
-def _decimal_rows(block, start, end, columns, tokens, out, pool):
-    """Values of the chunk block[start:end] of whole lines (see `_decimal_table`), written in
-    `out` if given (an array of one value per token: `tokens` of them), else a new array; or None."""
-    size = end - start + 25
-    text = _work(pool, "text", (size,), np.uint8)  # 8 spaces before, 17 after: words stay inside
-    text[:8] = 32
-    text[8:-17] = np.frombuffer(memoryview(block)[start:end], dtype=np.uint8)
-    text[-17:] = 32
+def _decimal_rows(raw, text, columns, tokens, out, pool):
+    """Values of a chunk of whole lines (see `_decimal_table`) in `raw` (a bytearray) and `text`
+    (its uint8 array, the chunk padded as `_text` does), written in `out` if given (an array of
+    one value per token: `tokens` of them), else a new array, and whether they had exponents; or None."""
+    size = len(text)
     flags = _work(pool, "flags", (size,), np.bool_)
-    newlines = np.flatnonzero(np.equal(text, 10, out=flags))
-    allowed = len(newlines)  # the control characters allowed: line ends and tabs
-    for c in b"\t\r":
-        if block.find(bytes([c]), start, end) >= 0:
-            allowed += np.count_nonzero(np.equal(text, c, out=flags))
+    lines = np.count_nonzero(np.equal(text, 10, out=flags))
+    allowed = lines  # the control characters allowed: line ends and tabs
+    if raw.find(b"\t", 0, size) >= 0:
+        allowed += np.count_nonzero(np.equal(text, 9, out=flags))
+    if raw.find(b"\r", 0, size) >= 0:  # only before a line end (a lone one is a line end too)
+        returns = np.count_nonzero(np.equal(text, 13, out=flags))
+        np.equal(text[:-1], 13, out=flags[:-1])
+        flags[:-1] &= text[1:] == 10
+        if np.count_nonzero(flags[:-1]) != returns:
+            return None
+        allowed += returns
     if np.count_nonzero(np.less(text, 32, out=flags)) != allowed:
         return None  # other control characters
     if tokens is None:
-        space = np.less_equal(text, 32, out=_work(pool, "space", (size,), np.bool_))
-        tokens = np.count_nonzero(np.not_equal(space[:-1], space[1:], out=flags[:-1])) // 2
+        tokens = _tokens(text, pool)
     if not tokens:
-        return np.zeros(0)
-    found = _point_values(text, tokens, out, block.find(b"+", start, end) >= 0, pool)
+        return np.zeros(0), False
+    found = _point_values(text, tokens, out, raw.find(b"+", 0, size) >= 0, pool)
     if found is not None:
-        values, dots = found
-        return values if columns is None or _whole_rows(dots, newlines, columns) else None
+        values, dots, width = found
+        if columns is None or _rows_ended(text, dots, width, columns, lines) or _whole_rows(text, dots, columns):
+            return values, False
+        return None
     space = text <= 32
     edges = np.flatnonzero(space[:-1] != space[1:])  # each token's start, then its end (spaces around all)
     edges += 1
     starts, ends = edges[0::2], edges[1::2]
     values = _decimal_values(text, starts, ends)
-    if values is None or (columns is not None and not _whole_rows(starts, newlines, columns)):
+    if values is None or (columns is not None and not _whole_rows(text, starts, columns)):
         return None
+    exponents = raw.find(b"e", 0, size) >= 0 or raw.find(b"E", 0, size) >= 0
     if out is None:
-        return values
+        return values, exponents
     out[:] = values
-    return out
+    return out, exponents
 
 
-def _whole_rows(positions, newlines, columns):
-    """Whether every line holds none or `columns` of the tokens at `positions` (sorted)."""
+def _rows_ended(text, dots, width, columns, lines):
+    """Whether the chunk `text` has `lines` line ends, each right after the last of a row of
+    `columns` numbers of `width` decimals (0: not all the same) at `dots`: then no line holds
+    more or fewer. (A quick test of the usual table; `_whole_rows` decides any other.)"""
+    if not width or len(dots) != columns * lines:
+        return False
+    after = text[dots[columns - 1 :: columns] + (width + 1)]
+    return bool(((after == 10) | (after == 13)).all())  # (a CR is followed by LF: see _decimal_rows)
+
+
+def _whole_rows(text, positions, columns):
+    """Whether every line of `text` holds none or `columns` of the tokens at `positions` (sorted)."""
+    newlines = np.flatnonzero(text == 10)
     per_line = np.diff(np.searchsorted(positions, newlines), prepend=0, append=len(positions))
     return ((per_line == 0) | (per_line == columns)).all()
 
@@ -296,26 +428,41 @@ _PAST_NINE = np.uint64(0x7676767676767676)  # added to a byte below 128: its hig
 _HIGH_BITS = np.uint64(0x8080808080808080)
 _PAIRS = np.uint64(0x000000FF000000FF)
 _U = np.uint64
+_SIGN_BIT = _U(1 << 63)
+_ONES = _U((1 << 64) - 1)
+# Numbers of w decimals (1-6): the point and its w digits xor '.' and '0' (the bytes after them
+# kept as they are), and the high bits of those digits' bytes.
+_FIXED_XOR = [_U(0x2E + sum(0x30 << (8 * i) for i in range(1, w + 1))) for w in range(7)]
+_FIXED_HIGH = [_U(sum(0x80 << (8 * i) for i in range(1, w + 1))) for w in range(7)]
 
 
 def _point_values(text, tokens, out, plus, pool):
-    """The values of the usual table's numbers ([+-]digits.digits: a space and at most 7 bytes of
-    sign and digits before the point, at most 6 digits after, a digit at least), every token one
-    of them (`tokens` of them in the padded chunk `text`; `plus`: whether it has a '+'), written in
-    `out` (or a new array); and where their points are. None when a token is anything else (the
+    """The values of the usual table's numbers ([+-]digits.digits: at most 7 bytes of sign and
+    digits before the point, at most 6 digits after, a digit at least), every token one of them
+    (`tokens` of them in the padded chunk `text`; `plus`: whether it has a '+'), written in `out`
+    (or a new array); and where their points are. None when a token is anything else (the
     general fast path then reads the chunk).
 
     Each number is read from the 16 bytes around its point: the 8 before it and the point with the
     7 after (the point read as a leading '0'), 8 digits at a time (SWAR in 64-bit words). The
     integer M of those 15 digits is below 1e14 < 2**53, and M / 1e7 (one IEEE division of exact
-    operands) is correctly rounded. That every token is such a number: one point in each, the
-    bytes around each point digits up to a space, or a sign and a space before, and as many points
-    as tokens.
+    operands) is correctly rounded. Where the integer part starts is the last byte before the point
+    that is not a digit: the exponent of the float of that byte's bit. When every number has the
+    first one's count of decimals (a table printed with one format), their bytes need no search.
+
+    That every token is one such number, without testing each byte around each point: as many
+    points as tokens; each number's extent (a '-' or '+', the digits before its point, the point,
+    the digits after it) is followed by a space; and the extents' lengths add up to the count of
+    the chunk's bytes that are not spaces. Extents followed by spaces do not overlap, so they
+    cover every byte that is not a space exactly when the lengths add up: then any other byte (a
+    second sign, a letter) is in no extent, each extent begins after a space, and each token is
+    one extent.
     """
     flags = np.equal(text, 46, out=_work(pool, "flags", (len(text),), np.bool_))
     if np.count_nonzero(flags) != tokens:
         return None
     dots = np.flatnonzero(flags)
+    filled = np.count_nonzero(np.greater(text, 32, out=flags))  # bytes that are not spaces or line ends
     around = np.ndarray((len(text) - 15,), dtype="V16", buffer=text, strides=(1,))  # (aligned gathers)
     dots -= 8
     words = around[dots].view(np.uint64).reshape(-1, 2)  # the 8 bytes before a point; it and 7 after
@@ -323,72 +470,106 @@ def _point_values(text, tokens, out, plus, pool):
     work = _work(pool, "work", (6, tokens), np.uint64)
     digits, marks, scratch = work[0:2], work[2:4], work[4:6]
     low, high = scratch
-    tests = _work(pool, "tests", (4, tokens), np.bool_)
-    for row in (0, 1):  # the integer part's digits, then the fraction's
-        np.bitwise_xor(words[:, row], _XOR_DIGITS[row], out=digits[row])
-    np.bitwise_and(digits, _LOW_SEVEN, out=marks)
-    marks += _PAST_NINE
-    marks |= digits
-    marks &= _HIGH_BITS  # the high bit of each byte that is not a digit
-    ends = marks[1]  # after the point: the first byte not a digit, its high bit alone
-    np.negative(ends, out=low)
-    ends &= low
-    ends >>= _U(7)  # 1 in that byte (none: 7 digits or more, declined)
-    if not ends.all():
+    test = flags[:tokens]
+    np.bitwise_xor(words[:, 0], _XOR_DIGITS[0], out=digits[0])
+    _digit_marks(digits[0], marks[0])  # the high bit of each byte that is not a digit
+    width = _fixed_width(text, dots[0], words, digits[1], marks[1], scratch)
+    decimals = width * tokens
+    if not width:
+        np.bitwise_xor(words[:, 1], _XOR_DIGITS[1], out=digits[1])
+        _digit_marks(digits[1], marks[1])
+        np.right_shift(marks[0], _U(48), out=low)  # no digit before nor after the point
+        low &= marks[1]
+        if np.bitwise_and(low, _U(1 << 15), out=low).max():
+            return None
+        decimals = _variable_decimals(words, digits[1], marks[1], scratch, test)
+        if decimals is None:
+            return None
+    np.right_shift(marks[0], _U(7), out=low)
+    _top_byte(low, high)  # 8 k for the last byte k (of 8) before the point that is not a digit
+    if high.max() > 56:
+        return None  # none: 8 digits or more
+    integer_digits = 7 * tokens - int(high.sum()) // 8
+    np.right_shift(digits[0], high, out=low)
+    low &= _U(255)  # that byte (xor '0'): a sign or a space
+    signs = np.count_nonzero(np.equal(low, ord("+") ^ 48, out=test)) if plus else 0
+    sign_bits = marks[0]
+    np.bitwise_xor(low, _U(ord("-") ^ 48), out=sign_bits)
+    sign_bits -= _U(1)
+    sign_bits &= _SIGN_BIT  # the float sign bit of a negative number
+    signs += np.count_nonzero(sign_bits)
+    if signs + integer_digits + tokens + decimals != filled:
         return None
-    np.subtract(ends, _U(1), out=low)
-    digits[1] &= low  # the fraction's digits alone (after the 0), then zeros
-    np.multiply(ends, _U(255), out=low)
-    low &= words[:, 1]  # the byte after the number: a space or a line end
-    np.multiply(ends, _U(33), out=high)
-    if not np.less(low, high, out=tests[0]).all():
-        return None
-    lead = marks[0]  # before the point: the last byte not a digit (none: 8 digits, declined)
-    if not lead.all():
-        return None
-    for shift in (8, 16, 32):  # the high bit in that byte and every byte before it
-        np.right_shift(lead, _U(shift), out=low)
-        lead |= low
-    np.right_shift(lead, _U(8), out=low)
-    lead ^= low  # that byte's high bit alone
-    lead >>= _U(7)
-    np.left_shift(lead, _U(8), out=low)
-    np.negative(low, out=low)  # the integer part's bytes
-    digits[0] &= low
-    np.right_shift(ends, _U(16), out=high)
-    low |= high
-    if not low.all():  # a digit at least, before or after the point
-        return None
-    np.multiply(lead, _U(255), out=low)
-    low &= words[:, 0]  # the byte before the digits: a space or a sign
-    np.multiply(lead, _U(45), out=high)
-    negative = np.equal(low, high, out=tests[0])
-    sign = negative
-    if plus:
-        np.multiply(lead, _U(43), out=high)
-        sign = np.equal(low, high, out=tests[1])
-        sign |= negative
-    np.multiply(lead, _U(33), out=high)
-    good = np.less(low, high, out=tests[2])
-    if sign.any():  # before a sign, a space (inside the 8 bytes: 7 digits with a sign decline)
-        lead >>= _U(8)
-        np.multiply(lead, _U(255), out=low)
-        low &= words[:, 0]
-        np.multiply(lead, _U(33), out=high)
-        spaced = np.less(low, high, out=tests[3])
-        spaced &= sign
-        good |= spaced
-    if not good.all():
-        return None
+    high += _U(8)
+    np.left_shift(_ONES, high, out=high)
+    digits[0] &= high  # the integer part's digits alone
     _eight_values(digits, scratch)
     digits[0] *= _U(10**7)
     digits[0] += digits[1]
-    out = np.divide(digits[0], 1e7, out=out)
-    np.copyto(low, negative)
-    low <<= _U(63)  # the sign bit of the negative
+    out = np.divide(digits[0].view(np.int64), 1e7, out=out)
     bits = out.view(np.uint64)
-    np.bitwise_or(bits, low, out=bits)
-    return out, dots
+    np.bitwise_or(bits, sign_bits, out=bits)
+    return out, dots, width
+
+
+def _digit_marks(digits, out):
+    """In `out`: the high bit of each byte of `digits` (bytes xor '0') that is not a digit."""
+    np.bitwise_and(digits, _LOW_SEVEN, out=out)
+    out += _PAST_NINE
+    out |= digits
+    out &= _HIGH_BITS
+
+
+def _fixed_width(text, dot, words, digits, marks, scratch):
+    """The count of decimals of every number when each has as many as the first (`dot`: its
+    point), 1 to 6, and a space after them, with `digits` set to their bytes (xor '0') after the
+    point; else 0."""
+    width = 0
+    while width < 6 and 48 <= text[dot + 1 + width] <= 57:
+        width += 1
+    if not width or text[dot + 1 + width] > 32:
+        return 0
+    low = scratch[0]
+    np.bitwise_xor(words[:, 1], _FIXED_XOR[width], out=digits)
+    _digit_marks(digits, marks)
+    if np.bitwise_and(marks, _FIXED_HIGH[width], out=low).max():  # (max: faster than any)
+        return 0
+    np.right_shift(digits, _U(8 * width + 8), out=low)
+    low &= _U(255)  # the byte after the decimals
+    if low.max() > 32:
+        return 0
+    digits &= _U((1 << (8 * width + 8)) - 1)
+    return width
+
+
+def _variable_decimals(words, digits, marks, scratch, test):
+    """The count of all decimals, each number's up to the first byte after its point that is not a
+    digit: a space (within the 7 bytes after the point), with `digits` left holding them alone; or None."""
+    low, high = scratch
+    ends = marks
+    np.negative(ends, out=low)
+    ends &= low
+    ends >>= _U(7)  # 1 in that byte (none: 7 digits or more, declined)
+    if not ends.min():
+        return None
+    np.subtract(ends, _U(1), out=low)
+    digits &= low  # the fraction's digits alone (after the 0), then zeros
+    np.multiply(ends, _U(255), out=low)
+    low &= words[:, 1]  # the byte after the number: a space or a line end
+    np.multiply(ends, _U(33), out=high)
+    if not np.less(low, high, out=test).all():
+        return None
+    _top_byte(ends, high)
+    return int(high.sum()) // 8 - len(ends)
+
+
+def _top_byte(words, out):
+    """In `out`: 8 k for the highest byte k of each of `words` (at most 1 in each byte, not all 0),
+    read from the exponent of its float (2**(8 k): exact); above 56 for a word of 0."""
+    floats = out.view(np.float64)
+    np.copyto(floats, words.view(np.int64), casting="unsafe")
+    out >>= _U(52)
+    out -= _U(1023)
 
 
 def _eight_values(words, scratch):

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from bvh_samples import SIMPLE, read_text
+from bvh_samples import SIMPLE, random_motion, read_text
 from mocap_io import core
 
 
@@ -222,3 +222,38 @@ def test_fuzzed_prefixes_raise_only_parse_errors(tmp_path):
             read_text(tmp_path, data[:end])
         except core.ParseError as e:
             assert e.line is not None
+
+
+@pytest.mark.parametrize("newline", [b"\n", b"\r\n"])
+@pytest.mark.parametrize("head", ["short", "long"])
+def test_a_table_past_the_files_start_is_read_by_the_parsing_threads(tmp_path, monkeypatch, newline, head):
+    """The header from the file's first bytes and the table read a chunk at a time from the file
+    (never all in memory): the same Motion as a whole-file read, for LF and CRLF files, and a header
+    longer than those first bytes (then the whole file is read)."""
+    from mocap_io.core import numtext
+    from mocap_io.core.formats.bvh import reader
+
+    path = tmp_path / "take.bvh"
+    core.write(random_motion(frames=400, seed=3), path)
+    path.write_bytes(path.read_bytes().replace(b"\n", newline))
+    whole = core.read(path)
+    data = path.read_bytes()
+    table = data.index(b"\n", data.index(b"Frame Time")) + 1
+    monkeypatch.setattr(reader, "_HEAD", table + 10 if head == "short" else table // 2)
+    monkeypatch.setattr(numtext, "_CHUNK", (3000, 3000))
+    read = []
+    monkeypatch.setattr(
+        reader, "parse_table", lambda block, *a, **k: read.append(block) or numtext.parse_table(block, *a, **k)
+    )
+    streamed = core.read(path)
+    assert isinstance(read[0], bytes) == (head == "long")
+    for name in ("euler", "translations"):
+        assert np.array_equal(getattr(streamed, name).view(np.int64), getattr(whole, name).view(np.int64))
+    assert streamed.fps == whole.fps and streamed.skeleton.names == whole.skeleton.names
+    path.write_bytes(data[: len(data) - 300])  # a cut last row: the same error either way
+    with pytest.raises(core.ParseError) as cut:
+        core.read(path)
+    monkeypatch.setattr(reader, "_HEAD", 1 << 20)
+    with pytest.raises(core.ParseError) as cut_whole:
+        core.read(path)
+    assert str(cut.value) == str(cut_whole.value)

@@ -2,11 +2,12 @@
 printf-style formatting."""
 
 import io
+import warnings
 
 import numpy as np
 import pytest
 
-from mocap_io.core import numtext
+from mocap_io.core import inputs, numtext
 from mocap_io.core.errors import ParseError
 from mocap_io.core.numtext import format_table, parse_table
 
@@ -57,6 +58,12 @@ def test_shapes_and_errors():
         format_table(np.array([[np.nan]]))
 
 
+def _fast(block, columns):
+    """The fast path's table of `block`, or None where it declines."""
+    found = numtext._decimal_table(numtext._Memory(block, 0), columns)
+    return None if found is None else found[0]
+
+
 def _random_tokens(rng, count):
     """Decimal tokens in every form the fast parser takes: signs, no point, '5.', '.5', up to 8
     digits before the point, at most 15 in all (16 may exceed 2**53), exponents of 1-3 digits
@@ -90,13 +97,13 @@ def test_fast_parse_is_exact(seed):
     ]
     block = "\r\n".join(lines).encode()
     expected = np.array([float(t) for t in tokens]).reshape(-1, columns)
-    fast = numtext._decimal_table(block, columns)
+    fast = _fast(block, columns)
     assert fast is not None
     assert np.array_equal(fast.view(np.int64), expected.view(np.int64))  # same bits, -0.0 included
     chunked = numtext._CHUNK
     try:
         numtext._CHUNK = 1000, 1000  # many chunks, parsed in parallel
-        assert np.array_equal(numtext._decimal_table(block, columns).view(np.int64), expected.view(np.int64))
+        assert np.array_equal(_fast(block, columns).view(np.int64), expected.view(np.int64))
     finally:
         numtext._CHUNK = chunked
 
@@ -126,7 +133,7 @@ def test_fast_parse_is_exact(seed):
     ],
 )
 def test_fast_parse_declines_what_it_cannot_read_exactly(text):
-    assert numtext._decimal_table(text, 2) is None
+    assert _fast(text, 2) is None
 
 
 @pytest.mark.parametrize(
@@ -142,8 +149,8 @@ def test_general_path_reads_what_the_fast_one_declines(text, expected):
 
 
 def test_fast_parse_rows_and_blank_lines():
-    assert numtext._decimal_table(b"\n\n1 2\n\n  \n3.5 -4\n\n", 2).tolist() == [[1, 2], [3.5, -4]]
-    assert numtext._decimal_table(b"  \n", 2).shape == (0, 2)
+    assert _fast(b"\n\n1 2\n\n  \n3.5 -4\n\n", 2).tolist() == [[1, 2], [3.5, -4]]
+    assert _fast(b"  \n", 2).shape == (0, 2)
     with pytest.raises(ParseError, match="line 12"):
         parse_table(b"1 2\n3 x\n", 2, 2, path="x", first_line=11)
 
@@ -199,7 +206,7 @@ def test_point_path_is_exact_and_declines_to_the_general_path(seed, monkeypatch)
     expected = np.array([float(t) for t in tokens]).reshape(-1, columns)
     for chunk in (1 << 19, 3000, 200):
         monkeypatch.setattr(numtext, "_CHUNK", (chunk, chunk))
-        for result in (numtext._decimal_table(block, columns), numtext.parse_numbers(block).reshape(-1, columns)):
+        for result in (_fast(block, columns), numtext.parse_numbers(block).reshape(-1, columns)):
             assert result is not None
             assert np.array_equal(result.view(np.int64), expected.view(np.int64))
 
@@ -213,4 +220,113 @@ def test_point_path_edges(text):
     read by it or by the general path, the same bits as float()."""
     expected = np.array([[float(t) for t in text.split()]])
     for block in (text, b"\n" + text + b"\r\n"):
-        assert np.array_equal(numtext._decimal_table(block, 2).view(np.int64), expected.view(np.int64))
+        assert np.array_equal(_fast(block, 2).view(np.int64), expected.view(np.int64))
+
+
+def _fixed_tokens(rng, count, width):
+    """Tokens of `width` decimals (as one printf format writes them): signs, 0-7 digits before the point."""
+    whole = rng.integers(0, 8, count)
+    tokens = []
+    for i in range(count):
+        digits = "".join(rng.choice(list("0123456789"), whole[i] + width))
+        sign = rng.choice(["", "-", "-", "+"]) if whole[i] < 7 else ""
+        tokens.append(f"{sign}{digits[: whole[i]]}.{digits[whole[i] :]}")
+    return tokens
+
+
+@pytest.mark.parametrize("width", range(1, 7))
+def test_fixed_decimals_path_is_exact(width):
+    """Numbers all printed with `width` decimals (read without searching each one's end): the same
+    bits as float(), rows ended by LF, CRLF or a space and LF."""
+    rng = np.random.default_rng(width)
+    columns = 9
+    tokens = _fixed_tokens(rng, columns * 400, width)
+    lines = [
+        " ".join(tokens[i : i + columns]) + rng.choice(["\n", "\r\n", " \n"]) for i in range(0, len(tokens), columns)
+    ]
+    block = "".join(lines).encode()
+    expected = np.array([float(t) for t in tokens]).reshape(-1, columns)
+    for chunk in (1 << 19, 2000):
+        numtext_chunk = numtext._CHUNK
+        try:
+            numtext._CHUNK = chunk, chunk
+            assert np.array_equal(_fast(block, columns).view(np.int64), expected.view(np.int64))
+        finally:
+            numtext._CHUNK = numtext_chunk
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        b"1.50 2.5x",
+        b"1.50 2.5.",
+        b"1.5 2.5.5 1.5",
+        b"1.5 --2.5",
+        b"1.5 x-2.5",
+        b"1.5 2-2.5",
+        b"1.5 2.5e1",
+        b"1.5 .5 3.5",
+    ],
+)
+def test_fixed_decimals_path_declines_other_tokens(text):
+    """Tokens that look like the first number's kind but are not (one more byte, a second point or
+    sign, an exponent, a different count of decimals) are not misread: read by the general path
+    (the same bits as float()) or refused there."""
+    columns = len(text.split())
+    table = text.replace(b" ", b"\n") + b"\n" if columns > 3 else text + b"\n"
+    rows, columns = (columns, 1) if columns > 3 else (1, columns)
+    try:
+        expected = np.array([float(t) for t in text.split()]).reshape(rows, columns)
+    except ValueError:
+        expected = None
+    found = _fast(table, columns)
+    if found is not None:
+        assert expected is not None and np.array_equal(found.view(np.int64), expected.view(np.int64))
+    if expected is None:
+        with pytest.raises(ParseError):
+            parse_table(table, columns, rows, path="x", first_line=1)
+
+
+def _table_file(tmp_path, block, header=b"head\n"):
+    path = tmp_path / "table.txt"
+    path.write_bytes(header + block)
+    return path
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_file_table_reads_as_its_bytes_do(tmp_path, seed, monkeypatch):
+    """A table read from the file a chunk at a time by the parsing threads: the same values, the same
+    warnings and the same errors (with their lines) as from the file's bytes in memory."""
+    rng = np.random.default_rng(seed)
+    monkeypatch.setattr(numtext, "_CHUNK", (700, 700))
+    monkeypatch.setattr(numtext._File, "_LOOK", 64)
+    columns = 5
+    tokens = _decimal_tokens(rng, columns * 300, short=seed != 2)
+    lines = [
+        " ".join(tokens[i : i + columns]) + rng.choice(["\n", "\r\n", "\n\n"]) for i in range(0, len(tokens), columns)
+    ]
+    good = "".join(lines).encode()
+    rows = len(lines)
+    cases = [
+        (good, rows, True),
+        (good, rows + 1, False),  # a short table: a warning when lenient
+        (good[:-1], rows, True),  # no final line end
+        (good.replace(b" ", b" 1e300 ", 1), rows, True),  # a row too long
+        (good[: len(good) // 2] + b"1 2 3 4 1e400\n" + good[len(good) // 2 :], rows + 1, True),
+        (good[: len(good) // 2] + b"1 2 3 4 1e16\n" + good[len(good) // 2 :], rows + 1, True),  # beyond LARGEST
+        (good.replace(b"\n", b"\r", 1), rows, True),  # a lone CR
+    ]
+    for block, declared, strict in cases:
+        path = _table_file(tmp_path, block)
+        outcomes = []
+        for source in ("bytes", "file"):
+            with inputs.open_input(path) as f:
+                given = f.read() if source == "bytes" else f
+                try:
+                    with warnings.catch_warnings(record=True) as caught:
+                        warnings.simplefilter("always")
+                        table = parse_table(given, columns, declared, path=path, first_line=2, start=5, strict=strict)
+                    outcomes.append((table.view(np.int64).tolist(), [str(w.message) for w in caught]))
+                except ParseError as error:
+                    outcomes.append(str(error))
+        assert outcomes[0] == outcomes[1]

@@ -35,22 +35,28 @@ def read_bvh(path, *, positions="replace", strict=True):
     if positions not in ("replace", "add"):
         raise ValueError(f"positions must be 'replace' or 'add', not {positions!r}")
     with open_input(path) as f:
-        data = without_bom(normalize_newlines(f.read()), keep_offsets=True)
-    size = len(data)
-    if not data or data.isspace():
-        raise ParseError(path, "empty file, expected HIERARCHY", line=1)
-    found = _MOTION.search(data)
-    header_end = found.start() if found else len(data)
-    parser = _Hierarchy(path, decode_text(data[:header_end]), "before MOTION" if found else "file ends")
-    parser.parse()
-    if not found:
-        raise ParseError(path, "expected MOTION after the hierarchy", line=parser.last_line + 1)
-    frames, frame_time, frame_time_text, block_start, first_line = _motion_header(path, data, found)
-    skeleton = parser.skeleton()
-    table = parse_table(
-        data, parser.channel_count, frames, path=path, first_line=first_line, start=block_start, strict=strict
-    )
-    del data, found  # (the match holds the file's bytes too)
+        data = f.read(_HEAD)
+        whole = len(data) == f.size
+        try:  # the header from the file's start; the table then read by the parsing threads
+            header = _header(path, data, whole=whole)
+        except _Incomplete:  # a header longer than _HEAD, or old Mac line ends: the whole file
+            data += f.read()
+            whole = True
+            header = _header(path, data, whole=True)
+        data, skeleton, frames, frame_time, frame_time_text, block_start, first_line = header
+        scale = _radians(skeleton)
+        table = parse_table(
+            data if whole else f,
+            len(scale),
+            frames,
+            path=path,
+            first_line=first_line,
+            start=block_start,
+            strict=strict,
+            scale=scale,
+        )
+        size = f.size
+    del data
     check_memory(
         path,
         len(table) * skeleton.joint_count * BYTES_PER_JOINT_FRAME,
@@ -60,6 +66,48 @@ def read_bvh(path, *, positions="replace", strict=True):
         why=": too many frames for joints without channels",
     )
     return _motion(skeleton, 1.0 / frame_time, frame_time_text, table, positions)
+
+
+_HEAD = 1 << 20  # bytes read first: the whole of most files' headers
+
+
+class _Incomplete(Exception):
+    """The file's start does not hold the whole header (or its line ends change offsets)."""
+
+
+def _header(path, data, *, whole):
+    """(data with LF or CRLF line ends, skeleton, frames, frame time, its text, the table's byte
+    offset, its line number) from `data`, the file's first bytes (all of them if `whole`);
+    _Incomplete when they may not hold the header, or hold old Mac line ends (normalized, they
+    would no longer be the file's offsets)."""
+    if not whole and b"\r" in data and normalize_newlines(data) != data:
+        raise _Incomplete
+    data = without_bom(normalize_newlines(data), keep_offsets=True)
+    if not data or data.isspace():
+        if whole:
+            raise ParseError(path, "empty file, expected HIERARCHY", line=1)
+        raise _Incomplete
+    try:
+        found = _MOTION.search(data)
+        header_end = found.start() if found else len(data)
+        parser = _Hierarchy(path, decode_text(data[:header_end]), "before MOTION" if found else "file ends")
+        parser.parse()
+        if not found:
+            raise ParseError(path, "expected MOTION after the hierarchy", line=parser.last_line + 1)
+        frames, frame_time, frame_time_text, block_start, first_line = _motion_header(path, data, found)
+    except ParseError:
+        if whole:
+            raise
+        raise _Incomplete from None
+    if not whole and block_start >= len(data):  # (the Frame Time line may go on)
+        raise _Incomplete
+    return data, parser.skeleton(), frames, frame_time, frame_time_text, block_start, first_line
+
+
+def _radians(skeleton):
+    """Per channel column, what turns it into the Motion's units: pi / 180 for a rotation (as
+    np.radians multiplies), 1 for a position."""
+    return np.array([np.pi / 180 if name in ROTATION_CHANNELS else 1.0 for c in skeleton.channels for name in c])
 
 
 def _motion_header(path, data, found):
@@ -239,10 +287,6 @@ class _Hierarchy:
             names.append(name)
         return tuple(names)
 
-    @property
-    def channel_count(self):
-        return sum(len(c) for c in self.channels)
-
     def skeleton(self):
         return Skeleton(
             self.names,
@@ -255,7 +299,8 @@ class _Hierarchy:
 
 
 def _motion(skeleton, fps, frame_time_text, table, positions):
-    """Scatter the channel columns into Euler angles and local translations, all frames at once."""
+    """Scatter the channel columns (angles in radians) into Euler angles and local translations,
+    all frames at once."""
     frames, count = len(table), skeleton.joint_count
     translations = np.empty((frames, count, 3))
     translations[:] = skeleton.offsets
@@ -282,7 +327,6 @@ def _motion(skeleton, fps, frame_time_text, table, positions):
     else:
         euler = np.zeros((frames, count, 3))
         euler[:, rot_joint, rot_slot] = table[:, rot_col]
-    np.radians(euler, out=euler)
     if pos_col:
         moved = table[:, pos_col]
         if positions == "add":
