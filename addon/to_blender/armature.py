@@ -145,8 +145,10 @@ def add_action(obj, motion, name, axes, scale, *, rotation_mode, frames, joints=
     that never changes gets one key (a curve of one key holds its value on every frame; 4 of the 31
     joints of a CMU take never turn).
 
-    Each joint's keys are computed on worker threads (numpy releases the GIL) while this thread
-    hands the previous joint's to Blender.
+    Every joint's keys are computed first, on worker threads (numpy releases the GIL), then handed
+    to Blender: a worker waiting for the GIL while this thread is inside Blender's calls would wait
+    out Python's switch interval each time (keys interleaved with the calls took 0.14 s of a 10,000
+    frame import, computed first 0.11 s).
     """
     skeleton = motion.skeleton
     names = blender_names(skeleton.names)
@@ -178,7 +180,7 @@ def add_action(obj, motion, name, axes, scale, *, rotation_mode, frames, joints=
             obj.data.bones[joint].inherit_scale = "NONE"
     _, fcurves = compat.new_action(obj, name)
     linear = compat.interpolations(len(frames))
-    for j, (curves, co) in zip(joints, parallel_map(keys, joints)):
+    for j, (curves, co) in zip(joints, list(parallel_map(keys, joints))):
         order = motion.euler_orders[j]  # Blender names an Euler order the other way round
         obj.pose.bones[names[j]].rotation_mode = "QUATERNION" if modes[j] == "QUATERNION" else order[::-1]
         for (data_path, index), points in zip(curves, co):
