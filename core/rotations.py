@@ -371,19 +371,21 @@ def unwrap_euler(angles: ArrayLike, axis: int = 0) -> np.ndarray:
     array([3.      , 3.283185, 3.783185])
     """
     angles = np.asarray(angles, dtype=float)
-    step = np.diff(angles, axis=axis)
-    jumps = np.nonzero(~(np.abs(step) < np.pi))  # as numpy.unwrap: NaN steps too
-    out = angles.copy()
-    if len(jumps[0]):
-        jump = step[jumps]
-        wrapped = np.mod(jump + np.pi, 2.0 * np.pi) - np.pi
-        wrapped[(wrapped == -np.pi) & (jump > 0)] = np.pi
-        correction = np.zeros_like(step)
-        correction[jumps] = wrapped - jump
-        later = [slice(None)] * angles.ndim
-        later[axis] = slice(1, None)
-        out[tuple(later)] += np.cumsum(correction, axis=axis)
-    return out
+    out = np.array(np.moveaxis(angles, axis, 0), order="C")  # a copy, time first
+    flat = out.reshape(len(out), int(np.prod(out.shape[1:])))
+    if len(flat) > 1:
+        step = np.diff(flat, axis=0)
+        np.abs(step, out=step)
+        times, columns = np.nonzero(~(step < np.pi))  # as numpy.unwrap: NaN steps too
+        if len(times):
+            jump = flat[times + 1, columns] - flat[times, columns]
+            wrapped = np.mod(jump + np.pi, 2.0 * np.pi) - np.pi
+            wrapped[(wrapped == -np.pi) & (jump > 0)] = np.pi
+            some, where = np.unique(columns, return_inverse=True)  # the columns with jumps alone
+            correction = np.zeros((len(step), len(some)))
+            correction[times, where] = wrapped - jump
+            flat[1:, some] += np.cumsum(correction, axis=0)
+    return np.moveaxis(out, 0, axis)
 
 
 def quat_continuity(q: ArrayLike, axis: int = 0) -> np.ndarray:

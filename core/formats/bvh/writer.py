@@ -53,12 +53,13 @@ def write_bvh(motion, path, *, precision=6, rotation_order=None, position_joints
             (True, j, orders[j].index(c[0])) if c in ROTATION_CHANNELS else (False, j, "XYZ".index(c[0]))
             for c in layout[j]
         ]
-    width = 3 * skeleton.joint_count
-    values = np.empty((frames, 2, width))  # every angle (degrees) and translation, side by side
-    np.degrees(euler.reshape(frames, width), out=values[:, 0])
-    values[:, 1] = translations.reshape(frames, width)
-    columns = [(0 if rotation else width) + 3 * j + slot for rotation, j, slot in sources]
-    table = np.take(values.reshape(frames, 2 * width), columns, axis=1)
+    table = np.empty((frames, len(sources)))
+    for rotation, data in ((True, euler), (False, translations)):
+        columns = [i for i, source in enumerate(sources) if source[0] == rotation]
+        taken = np.take(
+            data.reshape(frames, 3 * skeleton.joint_count), [3 * sources[i][1] + sources[i][2] for i in columns], axis=1
+        )
+        table[:, columns] = np.degrees(taken, out=taken) if rotation else taken
     header = _hierarchy(skeleton, order, layout, precision)
     header += f"MOTION\nFrames: {motion.frame_count}\nFrame Time: {_frame_time(motion.fps, motion.frame_time_text)}\n"
     blocks = format_blocks(table, precision) if sources else [b"\n" * motion.frame_count]
