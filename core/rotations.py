@@ -412,8 +412,10 @@ def quat_continuity(q: ArrayLike, axis: int = 0) -> np.ndarray:
     q = np.moveaxis(np.asarray(q, dtype=float), axis, 0)
     if len(q) < 2:
         return np.moveaxis(q.copy(), 0, axis)
-    dots = np.einsum("...i,...i->...", q[1:], q[:-1])  # no (F, 4) product in memory
-    signs = np.concatenate([np.ones((1,) + dots.shape[1:]), np.cumprod(np.where(dots < 0, -1.0, 1.0), axis=0)])
+    flips = np.einsum("...i,...i->...", q[1:], q[:-1]) < 0  # no (F, 4) product in memory
+    if not flips.any():  # (the usual: smooth motion)
+        return np.moveaxis(q.copy(), 0, axis)
+    signs = np.concatenate([np.ones((1,) + flips.shape[1:]), np.cumprod(np.where(flips, -1.0, 1.0), axis=0)])
     return np.moveaxis(q * signs[..., None], 0, axis)
 
 
