@@ -5,12 +5,15 @@
 Files are generated CMU-like takes (31 joints). Every timed call starts from a fresh empty scene.
 Two measurements per operation: the FIRST call in a fresh process (what a user feels: module
 imports, thread start-up and first-use costs included; each in its own subprocess, the median of
-FIRST_RUNS), and the best of N calls in this process. Ratios are built-in time / our time.
+FIRST_RUNS), and the best of N calls in this process. The add-on's modules are compiled first, as
+any Blender session after the first finds them (where PYTHONDONTWRITEBYTECODE is set, every fresh
+process would otherwise compile the modules an import loads: some 25 ms of its first call). Ratios are built-in time / our time.
 "import" compares the defaults (ours keys quaternions: 4 curves per joint; the built-in keys Euler
 angles: 3); "import (Euler)" compares like for like (ours with Euler keys in each joint's file order).
 "import/floor" sets our import against Blender's own floor for the keys it creates (see `floor`).
 """
 
+import compileall
 import pathlib
 import statistics
 import subprocess
@@ -159,6 +162,11 @@ def bench(bpy, frames, folder, core):
 def main(counts):
     bpy = bpy_session()
     import mocap_io
+
+    package = pathlib.Path(mocap_io.__file__).parent
+    compileall.compile_file(package / "__init__.py", quiet=1)
+    for part in ("core", "addon", "cli"):
+        compileall.compile_dir(package / part, quiet=1)
 
     with tempfile.TemporaryDirectory() as folder:
         for frames in counts or [1000, 10_000]:
