@@ -7,7 +7,8 @@ Two measurements per operation: the FIRST call in a fresh process (what a user f
 imports, thread start-up and first-use costs included; each in its own subprocess, the median of
 FIRST_RUNS), and the best of N calls in this process. The add-on's modules are compiled first, as
 any Blender session after the first finds them (where PYTHONDONTWRITEBYTECODE is set, every fresh
-process would otherwise compile the modules an import loads: some 25 ms of its first call). Ratios are built-in time / our time.
+process would otherwise compile the modules an import loads: some 25 ms of its first call).
+Ratios are built-in time / our time.
 "import" compares the defaults (ours keys quaternions: 4 curves per joint; the built-in keys Euler
 angles: 3); "import (Euler)" compares like for like (ours with Euler keys in each joint's file order).
 "import/floor" sets our import against Blender's own floor for the keys it creates (see `floor`).

@@ -235,7 +235,7 @@ def _fixed_tokens(rng, count, width):
 
 
 @pytest.mark.parametrize("width", range(1, 7))
-def test_fixed_decimals_path_is_exact(width):
+def test_fixed_decimals_path_is_exact(width, monkeypatch):
     """Numbers all printed with `width` decimals (read without searching each one's end): the same
     bits as float(), rows ended by LF, CRLF or a space and LF."""
     rng = np.random.default_rng(width)
@@ -247,12 +247,8 @@ def test_fixed_decimals_path_is_exact(width):
     block = "".join(lines).encode()
     expected = np.array([float(t) for t in tokens]).reshape(-1, columns)
     for chunk in (1 << 19, 2000):
-        numtext_chunk = numtext._CHUNK
-        try:
-            numtext._CHUNK = chunk, chunk
-            assert np.array_equal(_fast(block, columns).view(np.int64), expected.view(np.int64))
-        finally:
-            numtext._CHUNK = numtext_chunk
+        monkeypatch.setattr(numtext, "_CHUNK", (chunk, chunk))
+        assert np.array_equal(_fast(block, columns).view(np.int64), expected.view(np.int64))
 
 
 @pytest.mark.parametrize(
