@@ -156,10 +156,10 @@ class _File:
         self._rest = None
 
     def rest(self):
-        if self._rest is None:  # (old Mac line ends were found in the header, not here: none to change)
+        if self._rest is None:
             rest = bytearray(self.stop - self.start)
             del rest[self.file.read_at(rest, self.start) :]
-            self._rest = bytes(rest)
+            self._rest = normalize_newlines(bytes(rest))
         return self._rest
 
     def chunks(self, step):

@@ -80,7 +80,7 @@ def _header(path, data, *, whole):
     offset, its line number) from `data`, the file's first bytes (all of them if `whole`);
     _Incomplete when they may not hold the header, or hold old Mac line ends (normalized, they
     would no longer be the file's offsets)."""
-    if not whole and b"\r" in data and normalize_newlines(data) != data:
+    if not whole and normalize_newlines(data) is not data:
         raise _Incomplete
     data = without_bom(normalize_newlines(data), keep_offsets=True)
     if not data or data.isspace():
