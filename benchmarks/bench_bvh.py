@@ -9,6 +9,7 @@ table per file: seconds (best of several runs) and ratios, all measured in this 
 
 import importlib
 import io
+import os
 import pathlib
 import sys
 import tempfile
@@ -17,7 +18,7 @@ import tracemalloc
 import numpy as np
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "tools"))
-from timing import best
+from timing import best, interleaved
 
 from mocap_io import core
 from sample_motion import cmu_like_motion
@@ -70,13 +71,22 @@ def wide_motion(joints, frames):
     return core.Motion(skeleton, 120.0, euler, ["ZXY"] * joints, translations)
 
 
-def polars_read(block, repeat):
-    """polars.read_csv of the MOTION block (space separated, schema inferred, all its threads), or None."""
+def polars_read(path, block, repeat):
+    """Seconds of core.read(path) and of polars.read_csv of the MOTION block (space separated,
+    schema inferred, all its threads; None without polars), run in turns: both meet the same quiet
+    and busy moments of a shared machine."""
     try:
         import polars
     except ImportError:
-        return None
-    return best(lambda: polars.read_csv(io.BytesIO(block), separator=" ", has_header=False), repeat)
+        return best(lambda: core.read(path), repeat), None
+    times = interleaved(
+        {
+            "ours": lambda: core.read(path),
+            "polars": lambda: polars.read_csv(io.BytesIO(block), separator=" ", has_header=False),
+        },
+        repeat,
+    )
+    return times["ours"], times["polars"]
 
 
 def bench(joints, frames, folder):
@@ -89,10 +99,10 @@ def bench(joints, frames, folder):
     motion = core.read(path)
     table = np.loadtxt(io.BytesIO(block))
     rows = []
-    read = best(lambda: core.read(path), fast)
+    read, polars_time = polars_read(path, block, fast)
     floor_time, floor_name = floor(block, repeat)
     rows.append(("read", read, f"floor ({floor_name})", floor_time))
-    rows.append(("read", read, "polars.read_csv (MOTION block)", polars_read(block, fast)))
+    rows.append(("read", read, "polars.read_csv (MOTION block)", polars_time))
     for name, module, call, times in (
         ("pybvh", "pybvh", lambda lib: lib.read_bvh_file(path), repeat),
         ("bvhio", "bvhio", lambda lib: lib.readAsBvh(str(path)), 1),
@@ -125,6 +135,7 @@ def main(takes):
         for take in takes or ["31x20000", "200x20000", "31x100000"]:
             joints, frames = (int(n) for n in take.split("x"))
             bench(joints, frames, pathlib.Path(folder))
+    print(f"\nnumpy {np.__version__}; load average at the end {os.getloadavg()[0]:.2f} ({os.cpu_count()} cores)")
 
 
 if __name__ == "__main__":
