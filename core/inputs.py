@@ -66,7 +66,7 @@ class Bounded:
         whole = count is None or count < 0 or count >= self._left
         data = self._file.read(self._left if whole else count)
         self._left -= len(data)
-        if whole:
+        if whole and not self._left:
             self._check_end()
         return data
 
@@ -75,7 +75,7 @@ class Bounded:
         whole = len(view) >= self._left
         count = self._file.readinto(view[: self._left] if whole else view)
         self._left -= count
-        if whole:
+        if whole and not self._left:
             self._check_end()
         return count
 
@@ -91,10 +91,8 @@ class Bounded:
             if not count:
                 break
             done += count
-        if done and offset + done == self.size and self._read_at(memoryview(bytearray(1)), self.size):
-            raise ParseError(
-                self._path, f"the file grew past its {self.size} bytes while it was read", offset=self.size
-            )
+        if done and offset + done == self.size:
+            self._check_end()
         return done
 
     def _read_at(self, view, offset):
@@ -120,7 +118,8 @@ class Bounded:
         self.close()
 
     def _check_end(self):
-        if not self._left and self._file.read(1):
+        """Raise ParseError if the file has grown past its size (once a read has reached it)."""
+        if self._read_at(memoryview(bytearray(1)), self.size):
             raise ParseError(
                 self._path, f"the file grew past its {self.size} bytes while it was read", offset=self.size
             )

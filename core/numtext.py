@@ -147,7 +147,9 @@ class _Memory:
 
 class _File:
     """A table in an input file (`inputs.Bounded`) from byte `start` to its end, its chunks read
-    by the parsing threads (the methods of `_Memory`)."""
+    by the parsing threads (the methods of `_Memory`): each twice, to count its tokens and to parse
+    it, into the thread's buffer (a second read from the page cache costs less than faulting in
+    memory for the whole file)."""
 
     _LOOK = 1 << 16  # bytes read at a time to find a line's end
 
@@ -208,7 +210,7 @@ def _decimal_table(source, columns, scale=None):
     if not bounds:
         return None
     pool = threading.local()  # each thread's work arrays, for this call only
-    width = columns or 1
+    per_row = columns or 1
     if len(bounds) == 1:
         found = _chunk_values(source, bounds[0], columns, None, None, scale, pool)
         if found is None:
@@ -216,7 +218,7 @@ def _decimal_table(source, columns, scale=None):
         values, bad = found
     else:
         tokens = list(parallel_map(lambda bound: source.tokens(bound, pool), bounds))
-        if min(tokens) < 0 or any(count % width for count in tokens):
+        if min(tokens) < 0 or any(count % per_row for count in tokens):
             return None
         offsets = np.cumsum([0, *tokens])
         values = np.empty(offsets[-1])
@@ -234,7 +236,7 @@ def _decimal_table(source, columns, scale=None):
             if part is None:
                 return None
             if part[1] is not None and bad is None:
-                bad = part[1][0] + offset // width, part[1][1]
+                bad = part[1][0] + offset // per_row, part[1][1]
     if columns is None:
         return values, bad
     return values.reshape(-1, columns), bad

@@ -80,9 +80,10 @@ def _header(path, data, *, whole):
     offset, its line number) from `data`, the file's first bytes (all of them if `whole`);
     _Incomplete when they may not hold the header, or hold old Mac line ends (normalized, they
     would no longer be the file's offsets)."""
-    if not whole and normalize_newlines(data) is not data:
+    normalized = normalize_newlines(data)
+    if not whole and normalized is not data:
         raise _Incomplete
-    data = without_bom(normalize_newlines(data), keep_offsets=True)
+    data = without_bom(normalized, keep_offsets=True)
     if not data or data.isspace():
         if whole:
             raise ParseError(path, "empty file, expected HIERARCHY", line=1)
