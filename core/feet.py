@@ -4,6 +4,7 @@ bends a leg so that its foot reaches a goal. Vectorised over frames."""
 import numpy as np
 
 from . import rotations
+from .markers import column_runs
 
 
 def contacts(
@@ -67,8 +68,8 @@ def _flip_short_runs(flags, value, length):
 
 def runs(flags):
     """[(start, stop), ...] of the runs of True in `flags` (F,)."""
-    edges = np.diff(np.concatenate([[0], np.asarray(flags, dtype=np.int8), [0]]))
-    return list(zip(np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)))
+    _, start, stop = column_runs(np.asarray(flags)[:, None])
+    return list(zip(start, stop))
 
 
 HEEL, TOE, FLAT = 1, 2, 3  # the phases of a contact (0: none): FLAT is HEEL + TOE

@@ -13,6 +13,8 @@ import warnings
 
 import numpy as np
 
+from .markers import column_runs
+
 _BLOCK = 32  # samples per block of the blocked recursion (see _System.run); benchmarks/bench_filter.py
 _GROUP = 16  # blocks per group, one level up (see _System.starts)
 _CHUNK = 1 << 22  # values per stretch of a pass (see _System.run): its work arrays stay small
@@ -187,9 +189,7 @@ def filter_markers(markers, cutoff=6.0, order=4, *, analog_cutoff=None):
 def _runs(valid):
     """{(start, stop): [markers seen on exactly frames start..stop - 1, between gaps or the ends]}:
     markers seen over the same frames are filtered together."""
-    edges = np.diff(np.pad(valid.T.astype(np.int8), ((0, 0), (1, 1))), axis=1)  # (M, F + 1)
-    marker, start = np.nonzero(edges == 1)
-    stop = np.nonzero(edges == -1)[1]  # in the same order: each marker's runs alternate
+    marker, start, stop = column_runs(valid)
     runs = {}
     for m, first, end in zip(marker.tolist(), start.tolist(), stop.tolist()):
         runs.setdefault((first, end), []).append(m)

@@ -4,9 +4,13 @@ shape of a donor marker's trajectory ("pattern"), or per gap by whichever of the
 seen frames next to it ("auto"). Vectorised over gaps and frames; filled samples get residual 0
 (C3D's "interpolated"). See docs/markers.md, "Gap filling"."""
 
+import collections
 import dataclasses
 
 import numpy as np
+
+from .markers import column_runs
+from .rotations import nearest_rotation
 
 MAX_GAP = 0.25  # seconds: the longest gap fill_gaps fills by default
 METHODS = ("auto", "rigid", "pattern", "spline")
@@ -88,7 +92,7 @@ def fill_gaps(markers, method="auto", max_gap=MAX_GAP, donors=None):
     allowed = _allowed(markers, donors)
     positions = markers.positions.astype(np.float64)
     seen = ~np.isnan(positions).any(axis=2)
-    marker, start, stop = _gaps(seen)
+    marker, start, stop = column_runs(~seen)  # the gaps, by marker then frame
     reason = np.full(len(marker), "", dtype=object)
     reason[~seen.any(axis=0)[marker]] = "never seen"
     if max_gap is not None:
@@ -278,10 +282,8 @@ class _Filler:
         needed &= ok
         rows = np.nonzero(needed)[0]
         covariance = np.einsum("nki,nk,nkj->nij", body[needed] - centre[needed][:, None], weights[rows], at_rest[rows])
-        u, _, vt = np.linalg.svd(covariance)
-        u[..., 2] *= np.sign(np.linalg.det(u @ vt))[..., None]  # a rotation, not a reflection
         rotation = np.broadcast_to(np.eye(3), (*index.shape, 3, 3)).copy()
-        rotation[needed] = u @ vt
+        rotation[needed] = nearest_rotation(covariance)  # Kabsch: a rotation, not a reflection
         return rotation, centre, ok & ok[np.arange(len(ok)), anchor][:, None]  # no fit without the anchor
 
 
@@ -309,13 +311,6 @@ def _bridge(signal, known, window, length, hold=True):
     values = line + bend @ coefficients
     values[~((low | high) if hold else (low & high))] = np.nan
     return values
-
-
-def _gaps(seen):
-    """Every gap of seen (F, M), by marker then frame: arrays marker, start, stop."""
-    change = np.diff(np.pad(~seen.T, ((0, 0), (1, 1))).astype(np.int8), axis=1)
-    marker, start = np.nonzero(change == 1)
-    return marker, start, np.nonzero(change == -1)[1]
 
 
 def _pair_scores(positions, seen, rows, allowed):
@@ -391,7 +386,4 @@ def _why(method, start):
 
 def _tally(words):
     """'8 rigid, 3 pattern': how often each word occurs, commonest first."""
-    counts = {}
-    for word in words:
-        counts[word] = counts.get(word, 0) + 1
-    return ", ".join(f"{n} {word}" for word, n in sorted(counts.items(), key=lambda item: -item[1]))
+    return ", ".join(f"{n} {word}" for word, n in collections.Counter(words).most_common())

@@ -272,3 +272,11 @@ def joint_markers(motion, *, units=""):
     left out), over the motion's frames at its rate (`standard_fps`: the rate its printed frame period
     stands for); `units`: the length unit to state (the motion's own file units are kept)."""
     return Markers(motion.skeleton.names, motion.world_positions(), motion.standard_fps, units=units)
+
+
+def column_runs(flags: ArrayLike) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every run of True down the columns of `flags` (F, M) (a marker's frames seen, or unseen), by
+    column then row: arrays column, start, stop (the run is rows start to stop - 1)."""
+    edges = np.diff(np.pad(np.asarray(flags, dtype=np.int8).T, ((0, 0), (1, 1))), axis=1)  # (M, F + 1)
+    column, start = np.nonzero(edges == 1)
+    return column, start, np.nonzero(edges == -1)[1]  # in the same order: each column's runs alternate
