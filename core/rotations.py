@@ -251,8 +251,7 @@ def quat_normalize(q: ArrayLike) -> np.ndarray:
     >>> rotations.quat_normalize([2.0, 0.0, 0.0, 2.0]).round(6)
     array([0.707107, 0.      , 0.      , 0.707107])
     """
-    q = np.asarray(q, dtype=float)
-    return q / np.linalg.norm(q, axis=-1, keepdims=True)
+    return _unit(q)
 
 
 def quat_to_matrix(q: ArrayLike) -> np.ndarray:
@@ -915,7 +914,7 @@ def decompose_trs(m: ArrayLike) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def _unit(v: ArrayLike) -> np.ndarray:
-    """Vectors (..., 3) scaled to unit length."""
+    """Vectors (..., n) (directions, quaternions) scaled to unit length."""
     v = np.asarray(v, dtype=float)
     return v / np.linalg.norm(v, axis=-1, keepdims=True)
 
@@ -950,7 +949,7 @@ def rotation_between(a: ArrayLike, b: ArrayLike) -> np.ndarray:
     if np.any(opposite):  # half a turn about the coordinate axis least aligned with a, made perpendicular
         axis = np.eye(3)[np.argmin(np.abs(a), axis=-1)]
         axis -= np.sum(axis * a, axis=-1, keepdims=True) * a
-        axis /= np.linalg.norm(axis, axis=-1, keepdims=True)
+        axis = _unit(axis)
         half = 2.0 * axis[..., :, None] * axis[..., None, :] - np.eye(3)
         out = np.where(opposite[..., None, None], half, out)
     return out

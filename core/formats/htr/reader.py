@@ -35,7 +35,7 @@ def read_htr(path: str | os.PathLike, *, euler_reading: str = "product", strict:
     data = without_bom(normalize_newlines(read_input(path)))
     head = _Head(path)
     head.parse(data)
-    settings = Settings(head.header, lambda what, line: ParseError(path, what, line=line), head.header_lines())
+    settings = Settings(head.header, head.error, head.header_lines())
     check_rate(path, settings.fps, "DataFrameRate", line=head.header["dataframerate"][2])
     if "scalefactor" in head.header:
         check_bound(path, settings.scale_factor, "ScaleFactor", line=head.header["scalefactor"][2])

@@ -38,7 +38,7 @@ def write_htr(
     euler_reading  how EulerRotationOrder is written ("product" or "applied"; default: as read)
     file_type      "htr", or "gtr" to write every segment global (no hierarchy section)
     """
-    names = motion.skeleton.names
+    names, given = motion.skeleton.names, motion
     _require_bounded(motion, names)  # as given, before a conversion turns an infinity into NaNs elsewhere
     record = motion.record if isinstance(motion.record, HtrRecord) else None
     reading = euler_reading or (record.euler_reading if record else "product")
@@ -55,7 +55,8 @@ def write_htr(
     if file_type == "gtr" and (motion.skeleton.parents >= 0).any():
         motion, file_order = all_global(motion), []
     file_order = file_order or list(range(len(names)))
-    _require_bounded(motion, names)
+    if motion is not given:  # and as converted
+        _require_bounded(motion, names)
     for name in names:
         if not name or name != name.strip() or any(c in name for c in "\t\r\n#[]") or name.upper() == "GLOBAL":
             raise ValueError(f"segment name {name!r} cannot be written to HTR")
