@@ -116,11 +116,20 @@ def add_curve(fcurves, data_path, index, group, co, interpolation):
         curve = fcurves.new(data_path, index=index, group_name=group)
     else:
         curve = fcurves.new(data_path, index=index, action_group=group)
+    set_keys(curve, co, interpolation)
+    return curve
+
+
+def set_keys(curve, co, interpolation, types=None):
+    """Give the F-curve `curve` (without keys) the keys `co` (from key_points), their interpolation
+    values (at least one per key: the first ones are taken) and keyframe types (KEY_TYPES values;
+    None: keyframes), in bulk."""
     points = curve.keyframe_points
     points.add(len(co) // 2)
     points.foreach_set("co", co)
     points.foreach_set("interpolation", interpolation[: len(co) // 2])
-    return curve
+    if types is not None:
+        points.foreach_set("type", types)
 
 
 def add_keys(fcurves, data_path, index, group, frames, values, interpolation="LINEAR"):

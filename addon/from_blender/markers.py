@@ -100,13 +100,14 @@ def _marker_empties(objects):
     chosen = {}
     for obj in objects:
         if obj.type == "EMPTY":
-            children = sorted((c for c in obj.children if c.type == "EMPTY"), key=_file_order)
+            children = sorted((c for c in obj.children if c.type == "EMPTY"), key=file_order)
             for empty in children or [obj]:
                 chosen.setdefault(empty.as_pointer(), empty)
     return list(chosen.values())
 
 
-def _file_order(obj):
+def file_order(obj):
+    """Sort key of an imported marker empty: its place in its file (after those with one: any other)."""
     index = file_record.recall(obj).get("index")
     return (index if isinstance(index, int) else math.inf, obj.name)
 

@@ -27,9 +27,9 @@ from ... import core
 from ...core.formats.pc2 import read_pc2, write_pc2
 from ...core.markers import Markers
 from ..common import compat, file_record, timing
-from ..from_blender.markers import unkeyed_frames
+from ..from_blender.markers import file_order, unkeyed_frames
 from .animated_mesh import blend_path
-from .markers import cloud_positions
+from .markers import cloud_positions, location_keys
 
 OPERATIONS = ("FILL", "FILTER")
 _FILLED = compat.KEY_TYPES["GENERATED"]  # the keyframe type of filled keys
@@ -78,18 +78,17 @@ def marker_sets(objects):
         if obj.type == "MESH" and _cache_modifier(obj) is not None:
             sets.setdefault(obj.as_pointer(), (obj, None))
         elif obj.type == "EMPTY":
-            owner = obj if _markers_of(obj) else obj.parent if obj.parent and _markers_of(obj.parent) else None
+            owner = obj if _has_markers(obj) else obj.parent if obj.parent and _has_markers(obj.parent) else None
             if owner is None:
                 sets.setdefault(obj.as_pointer(), (obj, [obj]))
-            else:
-                sets.setdefault(owner.as_pointer(), (owner, _markers_of(owner)))
+            elif owner.as_pointer() not in sets:
+                children = (c for c in owner.children if c.type == "EMPTY")
+                sets[owner.as_pointer()] = owner, sorted(children, key=file_order)
     return list(sets.values())
 
 
-def _markers_of(obj):
-    """The empty children of `obj`, in the order of their file."""
-    children = [c for c in obj.children if c.type == "EMPTY"]
-    return sorted(children, key=lambda c: (file_record.recall(c).get("index", len(children)), c.name))
+def _has_markers(obj):
+    return any(c.type == "EMPTY" for c in obj.children)
 
 
 def _cache_modifier(obj):
@@ -141,9 +140,7 @@ class _Keys:
         if not len(seen) or self.location[0] is None:
             return lambda: None  # never seen: nothing keyed, nothing to key
         name = self.obj.name
-        co = compat.key_points(self.frames[seen], values[seen], [f"{name}: location[{i}]" for i in range(3)])
-        kinds = compat.interpolations(len(seen))
-        kinds[np.flatnonzero(np.diff(seen) > 1)] = compat.INTERPOLATIONS["CONSTANT"]  # no path across a gap
+        co, kinds = location_keys(self.frames, seen, values[seen], name)
         types = np.where(filled[seen], _FILLED, compat.KEY_TYPES["KEYFRAME"]).astype(np.uint8)
         hidden = np.isnan(values[:, 0])
         changes = np.flatnonzero(np.r_[True, hidden[1:] != hidden[:-1]])
@@ -160,13 +157,8 @@ class _Keys:
 
 def _replace_keys(curve, co, interpolation, types=None):
     """The keys of an F-curve replaced by `co` (from compat.key_points), in bulk."""
-    points = curve.keyframe_points
-    points.clear()
-    points.add(len(co) // 2)
-    points.foreach_set("co", co)
-    points.foreach_set("interpolation", interpolation)
-    if types is not None:
-        points.foreach_set("type", types)
+    curve.keyframe_points.clear()
+    compat.set_keys(curve, co, interpolation, types)
 
 
 def _cleaned_empties(context, owner, empties, operation, options):
@@ -177,7 +169,7 @@ def _cleaned_empties(context, owner, empties, operation, options):
     filled = np.stack([k.filled for k in keys], axis=1)
     if operation == "FILL":
         markers_out, report = core.fill_gaps(markers, **options)
-        filled |= np.isnan(markers.positions[..., 0]) & ~np.isnan(markers_out.positions[..., 0])
+        filled |= markers_out.valid & ~markers.valid
         summary = str(report)
     else:
         markers_out = core.filter_markers(markers, **options)

@@ -200,7 +200,6 @@ def _parent(context, name, size):
 
 def _empties(context, parent, markers, convert, frames, hide_gaps, size):
     """An empty per marker under `parent`, keyed where seen; a generator of the names given."""
-    constant = compat.interpolations(1, "CONSTANT")[0]
     seen_at = markers.valid
     for m, name in enumerate(blender_names(markers.names)):
         obj = _link(context, name)
@@ -213,9 +212,7 @@ def _empties(context, parent, markers, convert, frames, hide_gaps, size):
             yield name
             continue
         points = markers.positions[seen, m].astype(float) @ convert.T
-        co = compat.key_points(frames[seen], points, [f"{name}: location[{i}]" for i in range(3)])
-        kinds = compat.interpolations(len(seen))
-        kinds[np.flatnonzero(np.diff(seen) > 1)] = constant  # no path across a gap
+        co, kinds = location_keys(frames, seen, points, name)
         _, curves = compat.new_action(obj, name)
         for i in range(3):
             compat.add_curve(curves, "location", i, "Object Transforms", co[i], kinds)
@@ -225,6 +222,16 @@ def _empties(context, parent, markers, convert, frames, hide_gaps, size):
             compat.add_keys(curves, "hide_viewport", 0, "Visibility", frames[changes], hidden[changes], "CONSTANT")
             obj.hide_viewport = bool(hidden[0])
         yield name
+
+
+def location_keys(frames, seen, points, name):
+    """(co, interpolation values) of the location keys of the marker empty `name` seen at the
+    indices `seen` (sorted) of `frames`, at `points` (S, 3): co (3, 2S) as compat.key_points gives
+    it, linear keys but constant before a gap (no path across one)."""
+    co = compat.key_points(frames[seen], points, [f"{name}: location[{i}]" for i in range(3)])
+    kinds = compat.interpolations(len(seen))
+    kinds[np.flatnonzero(np.diff(seen) > 1)] = compat.INTERPOLATIONS["CONSTANT"]
+    return co, kinds
 
 
 def _held(valid):
